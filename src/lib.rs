@@ -1,0 +1,9 @@
+//! kibitzer: a chess-server bot with its own Crafty-class engine.
+//!
+//! Layout (dependencies point one way):
+//! - `chess`: types, bitboards, attack tables, board, move generation, SEE, FEN,
+//!   notation, EPD, PGN, perft.
+//! - `tools`: command implementations that are not a front end (perft, perf).
+
+pub mod chess;
+pub mod tools;

@@ -1,0 +1,3 @@
+//! Commands that are not front ends: `perft`, `perf`.
+
+pub mod perft;
