@@ -3,7 +3,11 @@
 //! Layout (dependencies point one way):
 //! - `chess`: types, bitboards, attack tables, board, move generation, SEE, FEN,
 //!   notation, EPD, PGN, perft.
-//! - `tools`: command implementations that are not a front end (perft, perf).
+//! - `eval`: the handcrafted evaluation and its pawn hash.
+//! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
+//! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
 pub mod chess;
+pub mod engine;
+pub mod eval;
 pub mod tools;

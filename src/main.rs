@@ -37,6 +37,47 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         every: usize,
     },
+    /// Search the bench positions to a fixed depth; prints the node signature.
+    Bench {
+        /// Depth (default: the depth the committed signature was made with).
+        depth: Option<i32>,
+    },
+    /// Run a test suite (EPD `bm`/`am`/`id`, or Crafty's title/setboard/solution).
+    Test {
+        /// Suite file.
+        file: std::path::PathBuf,
+        /// Seconds per position (default 1).
+        st: Option<f64>,
+        /// Depth limit instead of time.
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Node limit instead of time.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Stop a position early once the solution held this many iterations.
+        #[arg(long)]
+        early_exit: Option<u32>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+    },
+    /// Analyse one position and print each iteration (scores from White's side).
+    Analyze {
+        /// Position (FEN); the start position if omitted.
+        fen: Vec<String>,
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Seconds.
+        #[arg(long)]
+        time: Option<f64>,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+    },
     /// Crafty's `perf`: move generations per second and generate+make+unmake per second.
     Perf {
         /// Seconds per measurement.
@@ -47,8 +88,8 @@ enum Command {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    // Not locked: search threads print through their own handles.
+    let mut out = std::io::stdout();
     match cli.command {
         Command::Perft {
             depth,
@@ -80,6 +121,101 @@ fn main() -> Result<()> {
                 Board::from_fen(&text).with_context(|| format!("bad FEN '{text}'"))?
             };
             kibitzer::tools::perft::run_perft(&mut board, depth, divide, &mut out)?;
+        }
+        Command::Bench { depth } => {
+            let depth = depth.unwrap_or(kibitzer::engine::bench::BENCH_DEPTH);
+            kibitzer::engine::bench::run_bench(depth, &mut out)?;
+        }
+        Command::Test {
+            file,
+            st,
+            depth,
+            nodes,
+            early_exit,
+            threads,
+            hash,
+        } => {
+            use kibitzer::engine::{EngineHandle, SearchConfig, SearchLimits};
+            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
+            let positions = kibitzer::tools::epdtest::parse_suite(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let limits = if depth.is_some() || nodes.is_some() {
+                SearchLimits {
+                    depth,
+                    nodes,
+                    ..Default::default()
+                }
+            } else {
+                SearchLimits::movetime(std::time::Duration::from_secs_f64(st.unwrap_or(1.0).max(0.001)))
+            };
+            let config = SearchConfig {
+                move_overhead: std::time::Duration::ZERO,
+                ..Default::default()
+            };
+            let engine = EngineHandle::new(hash << 20, threads);
+            kibitzer::tools::epdtest::run_suite(&engine, &positions, &limits, &config, early_exit, &mut out)?;
+        }
+        Command::Analyze {
+            fen,
+            depth,
+            time,
+            threads,
+            hash,
+        } => {
+            use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+            let board = if fen.is_empty() {
+                Board::startpos()
+            } else {
+                Board::from_fen(&fen.join(" "))?
+            };
+            let limits = SearchLimits {
+                depth,
+                movetime: time.map(std::time::Duration::from_secs_f64),
+                infinite: depth.is_none() && time.is_none(),
+                ..Default::default()
+            };
+            let engine = EngineHandle::new(hash << 20, threads);
+            let b2 = board.clone();
+            let sink: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
+                let line = match e {
+                    SearchEvent::Iteration(i) => Some(("->", i)),
+                    SearchEvent::NewBest(i) => Some(("  ", i)),
+                    SearchEvent::FailHigh(i) => Some(("++", i)),
+                    SearchEvent::FailLow(i) => Some(("--", i)),
+                    _ => None,
+                };
+                if let Some((mark, i)) = line {
+                    let mut b = b2.clone();
+                    let mut pv = String::new();
+                    for &m in &i.pv {
+                        if !b.is_legal(m) {
+                            break;
+                        }
+                        pv.push_str(&b.san(m));
+                        pv.push(' ');
+                        b.make_move(m);
+                    }
+                    println!(
+                        "{:>3}{mark} {:>7.2} {:>7.2} {:>11} {}",
+                        i.depth,
+                        i.time.as_secs_f64(),
+                        i.white_score() as f64 / 100.0,
+                        i.nodes,
+                        pv
+                    );
+                }
+            });
+            let (tx, rx) = std::sync::mpsc::channel();
+            let tx = std::sync::Mutex::new(tx);
+            let sink2 = sink.clone();
+            let done: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
+                sink2(e);
+                if let SearchEvent::Done(r) = e {
+                    let _ = tx.lock().map(|t| t.send(r.clone()));
+                }
+            });
+            engine.go(&board, limits, SearchConfig::default(), done);
+            let r = rx.recv()?;
+            println!("best {} ponder {:?} nodes {} time {:.2}", r.best, r.ponder.map(|m| m.to_string()), r.nodes, r.time.as_secs_f64());
         }
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;

@@ -392,12 +392,52 @@ impl Board {
         !self.pinned.contains(from) || line(ksq, from).contains(to)
     }
 
-    /// Does the move give check? (Plays it on a copy of the state and looks.)
-    pub fn gives_check(&mut self, m: Move) -> bool {
-        self.make_move(m);
-        let c = self.in_check();
-        self.unmake_move();
-        c
+    /// Does the legal move `m` give check? Computed from the position after the move
+    /// without making it: direct checks by the moved (or promoted) piece and
+    /// discovered checks by sliders, including castling and en passant.
+    pub fn gives_check(&self, m: Move) -> bool {
+        let us = self.side;
+        let ksq = self.king_sq[(!us).index()];
+        let from = m.from();
+        let to = m.to();
+        let Some(piece) = self.mailbox[from.index()] else {
+            return false;
+        };
+        let new_kind = m.promotion_piece().unwrap_or(piece.kind());
+        let p = &self.pieces;
+        let ours = self.colors[us.index()];
+        let from_bb = Bitboard::from_square(from);
+        let to_bb = Bitboard::from_square(to);
+        let mut occ = (self.occupied() ^ from_bb) | to_bb;
+        let mut diag = (p[PieceType::Bishop.index()] | p[PieceType::Queen.index()]) & ours & !from_bb;
+        let mut orth = (p[PieceType::Rook.index()] | p[PieceType::Queen.index()]) & ours & !from_bb;
+        match new_kind {
+            PieceType::Bishop => diag |= to_bb,
+            PieceType::Rook => orth |= to_bb,
+            PieceType::Queen => {
+                diag |= to_bb;
+                orth |= to_bb;
+            }
+            PieceType::Knight => {
+                if knight_attacks(to).contains(ksq) {
+                    return true;
+                }
+            }
+            PieceType::Pawn => {
+                if pawn_attacks(us, to).contains(ksq) {
+                    return true;
+                }
+            }
+            PieceType::King => {}
+        }
+        if m.is_castle() {
+            let (rf, rt) = Board::castle_rook_squares(to);
+            occ = (occ ^ Bitboard::from_square(rf)) | Bitboard::from_square(rt);
+            orth = (orth & !Bitboard::from_square(rf)) | Bitboard::from_square(rt);
+        } else if m.is_en_passant() {
+            occ ^= Bitboard::from_square(Square::new(to.file(), from.rank()));
+        }
+        (bishop_attacks(ksq, occ) & diag).not_empty() || (rook_attacks(ksq, occ) & orth).not_empty()
     }
 }
 

@@ -1,3 +1,4 @@
-//! Commands that are not front ends: `perft`, `perf`.
+//! Commands that are not front ends: `perft`, `perf`, `test` (EPD suites).
 
+pub mod epdtest;
 pub mod perft;

@@ -1,0 +1,34 @@
+//! `kibitzer bench`: every position of `BENCH_FENS` searched to a fixed depth with one
+//! thread and a 16 MB table, table and histories cleared before each position. Prints
+//! the nodes of each position and a last line `<N> nodes <M> nps`; N is the signature of
+//! the search and evaluation, committed in `bench.sig` and checked by the test suite.
+
+use super::handle::EngineHandle;
+use super::limits::{SearchConfig, SearchLimits};
+use crate::chess::Board;
+use std::io::Write;
+use std::time::Instant;
+
+include!("bench_positions.rs");
+
+/// Depth used by `kibitzer bench` and the signature test.
+pub const BENCH_DEPTH: i32 = 11;
+
+/// Runs the bench; returns (total nodes, nodes per second).
+pub fn run_bench(depth: i32, out: &mut dyn Write) -> std::io::Result<(u64, u64)> {
+    let engine = EngineHandle::new(16 << 20, 1);
+    let config = SearchConfig::default();
+    let start = Instant::now();
+    let mut total = 0u64;
+    for (i, fen) in BENCH_FENS.iter().enumerate() {
+        let board = Board::from_fen(fen).expect("bench positions are valid");
+        engine.new_game();
+        let r = engine.search_sync(&board, SearchLimits::depth(depth), config.clone());
+        writeln!(out, "position {:2}: {:>10} nodes  best {}", i + 1, r.nodes, r.best)?;
+        total += r.nodes;
+    }
+    let ms = start.elapsed().as_millis().max(1) as u64;
+    let nps = total * 1000 / ms;
+    writeln!(out, "{total} nodes {nps} nps")?;
+    Ok((total, nps))
+}

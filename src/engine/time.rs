@@ -1,0 +1,236 @@
+//! Time: one injectable clock, and the time manager that turns the limits of a search
+//! into a soft limit (do not start another iteration after it), a hard limit (stop at
+//! once), and adjustments for unstable or obvious best moves.
+//!
+//! Invariants (tested): the hard limit never exceeds the time left minus the operator
+//! reserve and the move overhead; neither limit ever touches the operator reserve.
+
+use super::limits::{SearchConfig, SearchLimits};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A monotonic clock. The engine reads time only through this trait, so tests can
+/// drive it.
+pub trait Clock: Send + Sync {
+    /// Time since an arbitrary fixed point.
+    fn now(&self) -> Duration;
+}
+
+/// The real monotonic clock.
+pub struct SystemClock {
+    origin: Instant,
+}
+
+impl Default for SystemClock {
+    fn default() -> Self {
+        SystemClock {
+            origin: Instant::now(),
+        }
+    }
+}
+
+impl Clock for SystemClock {
+    fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+}
+
+/// A clock that moves only when told to (tests).
+#[derive(Default)]
+pub struct ManualClock {
+    micros: AtomicU64,
+}
+
+impl ManualClock {
+    pub fn advance(&self, d: Duration) {
+        self.micros.fetch_add(d.as_micros() as u64, Ordering::SeqCst);
+    }
+    pub fn set(&self, d: Duration) {
+        self.micros.store(d.as_micros() as u64, Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Duration {
+        Duration::from_micros(self.micros.load(Ordering::SeqCst))
+    }
+}
+
+/// Time limits of one search, measured from its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    /// Do not start a new iteration after this (scaled by stability factors).
+    pub soft: Duration,
+    /// Stop searching at once after this.
+    pub hard: Duration,
+}
+
+/// Computes the budget for a search, or `None` when the search is not timed.
+pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudget> {
+    if limits.infinite {
+        return None;
+    }
+    if let Some(mt) = limits.movetime {
+        let t = mt.saturating_sub(config.move_overhead).max(Duration::from_millis(1));
+        return Some(TimeBudget { soft: t, hard: t });
+    }
+    let c = limits.clock?;
+    let usable = c
+        .time_left
+        .saturating_sub(config.operator_reserve)
+        .saturating_sub(config.move_overhead);
+    let usable_ms = usable.as_millis() as u64;
+    let inc_ms = c.increment.as_millis() as u64;
+    let moves = match c.moves_to_go {
+        Some(n) if n > 0 => n.min(40) as u64,
+        _ => {
+            // Sudden death: assume the game lasts a while longer, less so late on.
+            let ply = limits.game_ply as u64;
+            40u64.saturating_sub(ply / 8).max(20)
+        }
+    };
+    let mut base = usable_ms / moves;
+    if inc_ms > 0 && usable_ms > 2 * inc_ms {
+        base += inc_ms * 3 / 4;
+    }
+    let usage = (100 + config.usage.clamp(-90, 400)) as u64;
+    let mut soft = base * usage / 100;
+    if config.ponder {
+        soft = soft * 5 / 4;
+    }
+    // The hard limit: a few times the target, never more than a share of what is left
+    // (all of it only when this is the last move before the control).
+    let share = match c.moves_to_go {
+        Some(1) => usable_ms * 9 / 10,
+        Some(2) => usable_ms * 6 / 10,
+        _ => usable_ms * 4 / 10,
+    };
+    let hard = (soft * 4).min(share).min(usable_ms);
+    let soft = soft.min(hard);
+    Some(TimeBudget {
+        soft: Duration::from_millis(soft.max(1)),
+        hard: Duration::from_millis(hard.max(1)),
+    })
+}
+
+/// Soft-limit scaling by how the search is going, in percent.
+/// `best_changes`: how many times the best move changed in recent iterations
+/// (decayed); `fail_low`: the last iteration's score dropped; `stable_iterations`:
+/// iterations in a row with the same best move.
+pub fn soft_scale(best_changes: u32, score_drop: i32, stable_iterations: u32) -> u64 {
+    let mut pct: u64 = 100;
+    pct += (best_changes as u64 * 35).min(150);
+    if score_drop > 20 {
+        pct += (score_drop as u64 * 2).min(100);
+    }
+    if stable_iterations >= 6 && best_changes == 0 && score_drop <= 0 {
+        pct = pct * 6 / 10;
+    }
+    pct
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::limits::ClockLimits;
+
+    fn cfg(reserve_s: u64, overhead_ms: u64) -> SearchConfig {
+        SearchConfig {
+            operator_reserve: Duration::from_secs(reserve_s),
+            move_overhead: Duration::from_millis(overhead_ms),
+            ..Default::default()
+        }
+    }
+
+    fn clock(left_ms: u64, inc_ms: u64, mtg: Option<u32>) -> SearchLimits {
+        SearchLimits {
+            clock: Some(ClockLimits {
+                time_left: Duration::from_millis(left_ms),
+                increment: Duration::from_millis(inc_ms),
+                moves_to_go: mtg,
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn never_past_time_left_minus_reserve_and_overhead() {
+        for left in [1u64, 10, 50, 100, 500, 1_000, 5_000, 60_000, 600_000, 7_200_000] {
+            for inc in [0u64, 100, 2_000, 12_000] {
+                for mtg in [None, Some(1), Some(2), Some(5), Some(40)] {
+                    for reserve in [0u64, 1, 5] {
+                        for usage in [-50, 0, 100, 400] {
+                            let mut c = cfg(reserve, 50);
+                            c.usage = usage;
+                            c.ponder = usage > 0;
+                            let b = allocate(&clock(left, inc, mtg), &c).unwrap();
+                            let usable = Duration::from_millis(left)
+                                .saturating_sub(Duration::from_secs(reserve))
+                                .saturating_sub(Duration::from_millis(50));
+                            assert!(b.soft <= b.hard, "{left} {inc} {mtg:?}");
+                            // 1 ms is the floor when nothing at all is left.
+                            assert!(
+                                b.hard <= usable.max(Duration::from_millis(1)),
+                                "hard {:?} > usable {usable:?} (left {left} inc {inc} mtg {mtg:?} reserve {reserve})",
+                                b.hard
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn allocation_per_time_control_form() {
+        let c = cfg(0, 0);
+        // 40 moves in 40 minutes, 40 to go: about a minute a move.
+        let b = allocate(&clock(2_400_000, 0, Some(40)), &c).unwrap();
+        assert_eq!(b.soft, Duration::from_secs(60));
+        // Last move before the control may use most of what is left.
+        let b = allocate(&clock(10_000, 0, Some(1)), &c).unwrap();
+        assert!(b.soft >= Duration::from_secs(9) && b.hard <= Duration::from_secs(9));
+        // Increment games spend most of the increment.
+        let b = allocate(&clock(60_000, 2_000, None), &c).unwrap();
+        assert!(b.soft >= Duration::from_millis(1_500 + 1_000));
+        assert!(b.soft < Duration::from_millis(5_000));
+        // Fixed time per move.
+        let mut l = SearchLimits::movetime(Duration::from_millis(1_000));
+        let b = allocate(&l, &cfg(0, 50)).unwrap();
+        assert_eq!(b.hard, Duration::from_millis(950));
+        l.infinite = true;
+        assert!(allocate(&l, &c).is_none());
+        // Usage +100% doubles the target.
+        let mut c2 = cfg(0, 0);
+        c2.usage = 100;
+        let b2 = allocate(&clock(2_400_000, 0, Some(40)), &c2).unwrap();
+        assert_eq!(b2.soft, Duration::from_secs(120));
+    }
+
+    #[test]
+    fn operator_reserve_is_never_touched() {
+        // 10 minutes left, 10 reserved: nothing to spend but the floor.
+        let b = allocate(&clock(600_000, 0, None), &cfg(600, 50)).unwrap();
+        assert_eq!(b.hard, Duration::from_millis(1));
+        // 15 minutes left, 10 reserved: at most 40% of the 5 usable minutes.
+        let b = allocate(&clock(900_000, 0, None), &cfg(600, 0)).unwrap();
+        assert!(b.hard <= Duration::from_secs(120));
+    }
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let c = ManualClock::default();
+        assert_eq!(c.now(), Duration::ZERO);
+        c.advance(Duration::from_millis(250));
+        assert_eq!(c.now(), Duration::from_millis(250));
+        c.set(Duration::from_secs(3));
+        assert_eq!(c.now(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn scaling_extends_unstable_and_shortens_obvious() {
+        assert!(soft_scale(3, 0, 0) > 100);
+        assert!(soft_scale(0, 60, 0) > 100);
+        assert!(soft_scale(0, 0, 8) < 100);
+    }
+}
