@@ -1,85 +1,583 @@
-//! Placeholder evaluation (material and centralisation) with the final API; replaced by
-//! the handcrafted evaluation.
+//! Handcrafted, tapered evaluation in Crafty's spirit. It owns: material and
+//! piece-square tables; pawn structure (doubled, isolated, backward, connected,
+//! candidate and passed pawns) cached with the king shelter in a per-thread pawn/king
+//! hash (`hashp=`); passed pawns per node (king support, free path, connected
+//! passers, unstoppable pawns in pawn endings); king safety (shelter, storm, attack
+//! units on the king zone, safe checks) and tropism; mobility; bishop pair; rooks on
+//! open files and the seventh; outposts; blocked pawns; threats; tempo; known drawish
+//! endings scaled towards a draw. Crafty's knobs (`asymmetry`, `bscale`, `kscale`,
+//! `tropism`, `pscale`, `ppscale`) scale their terms, and `breakdown` gives the
+//! per-term table the `score` command prints.
+//!
+//! Integer arithmetic only, so scores (and the bench signature) do not depend on the
+//! CPU; no allocation in `evaluate`. It leaves the search, draws by rule and all I/O to
+//! others. Every term is computed for each side from that side's point of view and
+//! the two are subtracted, so the evaluation is exactly colour-symmetric.
 
-use crate::chess::{Board, Color, PieceType};
+mod breakdown;
+mod endgame;
+mod pawns;
+mod score;
+mod tables;
+mod weights;
 
-pub const PIECE_VALUES: [i32; 6] = [100, 320, 330, 500, 950, 0];
+#[cfg(test)]
+mod tests;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+pub use breakdown::{Breakdown, Term, TermRow, NUM_TERMS, TERM_NAMES};
+pub use endgame::SCALE_MAX;
+pub use score::{s, S};
+pub use weights::{PHASE_MAX, PIECE_VALUES};
+
+use crate::chess::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
+use crate::chess::{Bitboard, Board, CastleRights, Color, PieceType};
+use endgame::Material;
+use pawns::PawnTable;
+use tables::*;
+use weights::*;
+
+/// The largest value `evaluate` returns in either direction (well inside mate scores).
+pub const MAX_EVAL: i32 = 10_000;
+
+/// Crafty's evaluation knobs, in percent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct EvalParams {
+    /// Scales the opponent's king safety (as seen from the engine) by +-%.
     pub asymmetry: i32,
+    /// Blocked pawns (centre pawns and bad bishops), %.
     pub bscale: i32,
+    /// King safety, %.
     pub kscale: i32,
+    /// King tropism, %.
     pub tropism: i32,
+    /// Pawn structure, %.
     pub pscale: i32,
+    /// Passed pawns, %.
     pub ppscale: i32,
 }
 
 impl Default for EvalParams {
     fn default() -> Self {
-        EvalParams { asymmetry: 0, bscale: 100, kscale: 100, tropism: 100, pscale: 100, ppscale: 100 }
+        EvalParams {
+            asymmetry: 0,
+            bscale: 100,
+            kscale: 100,
+            tropism: 100,
+            pscale: 100,
+            ppscale: 100,
+        }
     }
 }
 
 impl EvalParams {
-    pub fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+    /// The knob names `set` and `get` accept.
+    pub const NAMES: [&'static str; 6] = [
+        "asymmetry",
+        "bscale",
+        "kscale",
+        "tropism",
+        "pscale",
+        "ppscale",
+    ];
+    /// Accepted range of `asymmetry` (percent).
+    pub const ASYMMETRY_RANGE: std::ops::RangeInclusive<i32> = -100..=100;
+    /// Accepted range of the other knobs (percent).
+    pub const SCALE_RANGE: std::ops::RangeInclusive<i32> = 0..=1000;
+
+    /// The accepted range of a knob, or `None` for an unknown name.
+    pub fn range(name: &str) -> Option<std::ops::RangeInclusive<i32>> {
         match name {
-            "asymmetry" => self.asymmetry = value,
-            "bscale" => self.bscale = value,
-            "kscale" => self.kscale = value,
-            "tropism" => self.tropism = value,
-            "pscale" => self.pscale = value,
-            "ppscale" => self.ppscale = value,
-            _ => return Err(format!("unknown evaluation term '{name}'")),
+            "asymmetry" => Some(Self::ASYMMETRY_RANGE),
+            "bscale" | "kscale" | "tropism" | "pscale" | "ppscale" => Some(Self::SCALE_RANGE),
+            _ => None,
         }
+    }
+
+    /// Sets a knob by name (`evaluation <name> <value>`).
+    pub fn set(&mut self, name: &str, value: i32) -> Result<(), String> {
+        let range = Self::range(name).ok_or_else(|| {
+            format!(
+                "unknown evaluation option '{name}' (valid: {})",
+                Self::NAMES.join(", ")
+            )
+        })?;
+        if !range.contains(&value) {
+            return Err(format!(
+                "evaluation {name} {value}: out of range ({}..={} percent)",
+                range.start(),
+                range.end()
+            ));
+        }
+        *self.slot(name).expect("name checked above") = value;
         Ok(())
     }
+
+    /// A knob's value by name.
+    pub fn get(&self, name: &str) -> Option<i32> {
+        Some(match name {
+            "asymmetry" => self.asymmetry,
+            "bscale" => self.bscale,
+            "kscale" => self.kscale,
+            "tropism" => self.tropism,
+            "pscale" => self.pscale,
+            "ppscale" => self.ppscale,
+            _ => return None,
+        })
+    }
+
+    fn slot(&mut self, name: &str) -> Option<&mut i32> {
+        Some(match name {
+            "asymmetry" => &mut self.asymmetry,
+            "bscale" => &mut self.bscale,
+            "kscale" => &mut self.kscale,
+            "tropism" => &mut self.tropism,
+            "pscale" => &mut self.pscale,
+            "ppscale" => &mut self.ppscale,
+            _ => return None,
+        })
+    }
+
+    /// The king-danger table as the knobs leave it (what `evaluation` prints):
+    /// centipawns by attack units, for the engine's own king and the opponent's.
+    pub fn king_safety_table(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let own = self.kscale;
+        let opp = self.kscale * (100 + self.asymmetry) / 100;
+        for (label, pct) in [("own king", own), ("opponent's king", opp)] {
+            let _ = writeln!(out, "king safety, {label} ({pct}%):");
+            for row in KING_DANGER.chunks(16) {
+                let line: Vec<String> = row
+                    .iter()
+                    .map(|&v| format!("{:4}", v * pct / 100))
+                    .collect();
+                let _ = writeln!(out, " {}", line.join(""));
+            }
+        }
+        out
+    }
 }
 
+/// The evaluation of one search thread: the knobs and a pawn/king hash.
 pub struct Evaluator {
     params: EvalParams,
+    engine_color: Option<Color>,
+    pawns: PawnTable,
 }
 
-pub struct Breakdown {
-    pub total: i32,
+/// What one evaluation found besides the per-term values.
+#[derive(Clone, Copy, Debug)]
+struct Summary {
+    phase: i32,
+    total: S,
+    tapered: i32,
+    scale: i32,
+    white: i32,
 }
 
-impl std::fmt::Display for Breakdown {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "total {}", self.total)
-    }
+type Terms = [[S; 2]; NUM_TERMS];
+
+#[inline(always)]
+fn add(t: &mut Terms, term: Term, c: Color, v: S) {
+    t[term as usize][c.index()] += v;
 }
 
 impl Evaluator {
-    pub fn new(_pawn_hash_bytes: usize) -> Evaluator {
-        Evaluator { params: EvalParams::default() }
+    /// An evaluator whose pawn hash takes about `pawn_hash_bytes` (at least a small
+    /// minimum, rounded down to a power of two entries).
+    pub fn new(pawn_hash_bytes: usize) -> Evaluator {
+        Evaluator {
+            params: EvalParams::default(),
+            engine_color: None,
+            pawns: PawnTable::new(pawn_hash_bytes),
+        }
     }
+
     pub fn set_params(&mut self, p: EvalParams) {
         self.params = p;
     }
+
     pub fn params(&self) -> &EvalParams {
         &self.params
     }
-    pub fn resize_pawn_hash(&mut self, _bytes: usize) {}
-    pub fn clear(&mut self) {}
-    pub fn set_engine_color(&mut self, _c: Option<Color>) {}
+
+    /// The side the engine plays; `asymmetry` scales the other side's king safety.
+    /// `None` (the default) keeps the evaluation symmetric.
+    pub fn set_engine_color(&mut self, c: Option<Color>) {
+        self.engine_color = c;
+    }
+
+    pub fn engine_color(&self) -> Option<Color> {
+        self.engine_color
+    }
+
+    pub fn resize_pawn_hash(&mut self, bytes: usize) {
+        self.pawns = PawnTable::new(bytes);
+    }
+
+    /// Entries in the pawn hash.
+    pub fn pawn_hash_entries(&self) -> usize {
+        self.pawns.len()
+    }
+
+    /// Empties the pawn hash.
+    pub fn clear(&mut self) {
+        self.pawns.clear();
+    }
+
+    /// Static evaluation in centipawns from the side to move's point of view.
+    #[inline]
     pub fn evaluate(&mut self, board: &Board) -> i32 {
-        let mut s = 0;
+        let mut t = [[S::ZERO; 2]; NUM_TERMS];
+        let sum = self.compute(board, &mut t);
+        match board.side_to_move() {
+            Color::White => sum.white,
+            Color::Black => -sum.white,
+        }
+    }
+
+    /// The evaluation term by term (for `score`).
+    pub fn breakdown(&mut self, board: &Board) -> Breakdown {
+        let mut t = [[S::ZERO; 2]; NUM_TERMS];
+        let sum = self.compute(board, &mut t);
+        Breakdown::new(
+            &t,
+            sum.phase,
+            sum.total,
+            sum.tapered,
+            sum.scale,
+            sum.white,
+            board.side_to_move(),
+            self.params,
+        )
+    }
+
+    /// Fills `t` with every term (knobs applied) for both sides, each from its own
+    /// point of view, and returns the combined score from White's point of view.
+    fn compute(&mut self, board: &Board, t: &mut Terms) -> Summary {
+        use PieceType::*;
+        let entry = self.pawns.probe(board);
+        let occ = board.occupied();
+        let stm = board.side_to_move();
+        let mat = [
+            Material::of(board, Color::White),
+            Material::of(board, Color::Black),
+        ];
+        let ksq = [
+            board.king_square(Color::White),
+            board.king_square(Color::Black),
+        ];
+        let zone = [Color::White, Color::Black].map(|c| {
+            let k = king_attacks(ksq[c.index()]) | Bitboard::from_square(ksq[c.index()]);
+            k | forward(c, k)
+        });
+
+        // Attacks by colour and piece type, and attacks on the enemy king zone by the
+        // attacking colour (count of attackers, their weights, squares hit).
+        let mut att_by = [[Bitboard::EMPTY; 6]; 2];
+        let mut att_all = [Bitboard::EMPTY; 2];
+        let mut ka_count = [0i32; 2];
+        let mut ka_weight = [0i32; 2];
+        let mut ka_hits = [0i32; 2];
+
         for c in Color::ALL {
-            let sign = if c == Color::White { 1 } else { -1 };
-            for k in PieceType::ALL {
-                for sq in board.pieces(c, k) {
-                    let f = sq.file() as i32;
-                    let r = sq.rank() as i32;
-                    let centre = 6 - ((2 * f - 7).abs() + (2 * r - 7).abs()) / 2;
-                    let adv = if k == PieceType::Pawn { (if c == Color::White { r } else { 7 - r }) * 3 } else { 0 };
-                    s += sign * (PIECE_VALUES[k.index()] + if k == PieceType::King { 0 } else { centre * 3 } + adv);
+            let ci = c.index();
+            let them = !c;
+            let ti = them.index();
+            let own_pawns = board.pieces(c, Pawn);
+            let their_pawns = board.pieces(them, Pawn);
+            let their_king = ksq[ti];
+            let their_zone = zone[ti];
+            let mob_area = !(own_pawns | Bitboard::from_square(ksq[ci])) & !entry.attacks[ti];
+            let outpost_ranks = match c {
+                Color::White => Bitboard(0x0000_FFFF_FF00_0000),
+                Color::Black => Bitboard(0x0000_00FF_FFFF_0000),
+            };
+            let blocked_pawns = own_pawns & backward(c, occ);
+
+            let material = MATERIAL
+                .iter()
+                .zip(mat[ci].count)
+                .fold(S::ZERO, |acc, (&v, n)| acc + v * n as i32);
+            add(t, Term::Material, c, material);
+
+            let mut psq = psqt(c, King.index(), ksq[ci]);
+            for sq in own_pawns {
+                psq += psqt(c, Pawn.index(), sq);
+            }
+            let mut mobility = S::ZERO;
+            let mut tropism = 0;
+            let mut knights = S::ZERO;
+            let mut bishops = S::ZERO;
+            let mut rooks = S::ZERO;
+            let mut blocked = S::ZERO;
+
+            let mut king_hit = |a: Bitboard, kind: PieceType| {
+                let hits = a & their_zone;
+                if hits.not_empty() {
+                    ka_count[ci] += 1;
+                    ka_weight[ci] += ATTACK_WEIGHT[kind.index()];
+                    ka_hits[ci] += hits.count() as i32;
+                }
+            };
+
+            for sq in board.pieces(c, Knight) {
+                psq += psqt(c, Knight.index(), sq);
+                let a = knight_attacks(sq);
+                att_by[ci][Knight.index()] |= a;
+                mobility += MOB_KNIGHT[(a & mob_area).count() as usize];
+                king_hit(a, Knight);
+                tropism += TROPISM[Knight.index()][distance(sq, their_king) as usize];
+                if outpost_ranks.contains(sq) && !entry.spans[ti].contains(sq) {
+                    knights += if entry.attacks[ci].contains(sq) {
+                        KNIGHT_OUTPOST_SUPPORTED
+                    } else {
+                        KNIGHT_OUTPOST
+                    };
                 }
             }
+
+            let own_bishops = board.pieces(c, Bishop);
+            for sq in own_bishops {
+                psq += psqt(c, Bishop.index(), sq);
+                let a = bishop_attacks(sq, occ);
+                att_by[ci][Bishop.index()] |= a;
+                mobility += MOB_BISHOP[(a & mob_area).count() as usize];
+                king_hit(a, Bishop);
+                tropism += TROPISM[Bishop.index()][distance(sq, their_king) as usize];
+                if outpost_ranks.contains(sq)
+                    && !entry.spans[ti].contains(sq)
+                    && entry.attacks[ci].contains(sq)
+                {
+                    bishops += BISHOP_OUTPOST_SUPPORTED;
+                }
+                let same_colour = if sq.is_dark() {
+                    Bitboard::DARK_SQUARES
+                } else {
+                    Bitboard::LIGHT_SQUARES
+                };
+                blocked += BAD_BISHOP_PAWN * (blocked_pawns & same_colour).count() as i32;
+            }
+            if (own_bishops & Bitboard::DARK_SQUARES).not_empty()
+                && (own_bishops & Bitboard::LIGHT_SQUARES).not_empty()
+            {
+                bishops += BISHOP_PAIR;
+            }
+
+            for sq in board.pieces(c, Rook) {
+                psq += psqt(c, Rook.index(), sq);
+                let a = rook_attacks(sq, occ);
+                att_by[ci][Rook.index()] |= a;
+                let mob = (a & mob_area).count();
+                mobility += MOB_ROOK[mob as usize];
+                king_hit(a, Rook);
+                tropism += TROPISM[Rook.index()][distance(sq, their_king) as usize];
+                let f = sq.file().index();
+                if entry.half_open[ci] & (1 << f) != 0 {
+                    rooks += if entry.half_open[ti] & (1 << f) != 0 {
+                        ROOK_OPEN_FILE
+                    } else {
+                        ROOK_HALF_OPEN_FILE
+                    };
+                }
+                let r = rel_rank(c, sq);
+                if r == 6
+                    && (rel_rank(c, their_king) == 7
+                        || (their_pawns & rank_bb(sq.rank().index())).not_empty())
+                {
+                    rooks += ROOK_SEVENTH;
+                }
+                if mob <= 3 && r == 0 && rel_rank(c, ksq[ci]) == 0 {
+                    // Shut in by its own king, which can no longer castle that way.
+                    let kf = ksq[ci].file().index();
+                    let rights = board.castling();
+                    if (kf >= 4 && f > kf && !rights.has(CastleRights::king_side(c)))
+                        || (kf <= 3 && f < kf && !rights.has(CastleRights::queen_side(c)))
+                    {
+                        rooks += ROOK_TRAPPED;
+                    }
+                }
+            }
+
+            for sq in board.pieces(c, Queen) {
+                psq += psqt(c, Queen.index(), sq);
+                let a = queen_attacks(sq, occ);
+                att_by[ci][Queen.index()] |= a;
+                mobility += MOB_QUEEN[(a & mob_area).count() as usize];
+                king_hit(a, Queen);
+                tropism += TROPISM[Queen.index()][distance(sq, their_king) as usize];
+            }
+
+            att_by[ci][Pawn.index()] = entry.attacks[ci];
+            att_by[ci][King.index()] = king_attacks(ksq[ci]);
+            att_all[ci] = att_by[ci].iter().fold(Bitboard::EMPTY, |a, &b| a | b);
+
+            // Centre pawns stuck on their own side of the board block the bishops.
+            let center = file_bb(3) | file_bb(4);
+            let second = rank_bb(if c == Color::White { 1 } else { 6 });
+            let third = rank_bb(if c == Color::White { 2 } else { 5 });
+            blocked += BLOCKED_CENTER_PAWN * (blocked_pawns & center & second).count() as i32;
+            blocked += BLOCKED_CENTER_PAWN_3 * (blocked_pawns & center & third).count() as i32;
+
+            add(t, Term::PieceSquares, c, psq);
+            add(t, Term::Pawns, c, entry.score[ci]);
+            add(t, Term::Mobility, c, mobility);
+            add(t, Term::Tropism, c, s(tropism, 0));
+            add(t, Term::Knights, c, knights);
+            add(t, Term::Bishops, c, bishops);
+            add(t, Term::Rooks, c, rooks);
+            add(t, Term::BlockedPawns, c, blocked);
         }
-        10 + if board.side_to_move() == Color::White { s } else { -s }
+
+        // King safety (needs every attack of both sides), threats, passed pawns.
+        let mut unstoppable: [Option<i32>; 2] = [None, None];
+        for c in Color::ALL {
+            let ci = c.index();
+            let them = !c;
+            let ti = them.index();
+            let k = ksq[ci];
+
+            let mut ks = s(entry.shelter[ci], 0);
+            let safe = !att_all[ci] & !board.color_bb(them);
+            let rook_lines = rook_attacks(k, occ);
+            let bishop_lines = bishop_attacks(k, occ);
+            let mut checks = 0;
+            if (knight_attacks(k) & att_by[ti][Knight.index()] & safe).not_empty() {
+                checks += SAFE_CHECK[Knight.index()];
+            }
+            if (bishop_lines & att_by[ti][Bishop.index()] & safe).not_empty() {
+                checks += SAFE_CHECK[Bishop.index()];
+            }
+            if (rook_lines & att_by[ti][Rook.index()] & safe).not_empty() {
+                checks += SAFE_CHECK[Rook.index()];
+            }
+            if ((rook_lines | bishop_lines) & att_by[ti][Queen.index()] & safe).not_empty() {
+                checks += SAFE_CHECK[Queen.index()];
+            }
+            if ka_count[ti] >= 2 || checks > 0 {
+                let defect = (-entry.shelter[ci]).max(0) / 10;
+                let mut units = ka_weight[ti] + ka_hits[ti] / 2 + checks + defect;
+                if mat[ti].count[Queen.index()] == 0 {
+                    units /= 2;
+                }
+                let d = KING_DANGER[(units.max(0) as usize).min(KING_DANGER_SIZE - 1)];
+                ks -= s(d, d / 8);
+            }
+            add(t, Term::KingSafety, c, ks);
+
+            // Threats by c against them.
+            let their_pieces = board.color_bb(them) & !board.kind_bb(Pawn) & !board.kind_bb(King);
+            let majors = board.color_bb(them) & (board.kind_bb(Rook) | board.kind_bb(Queen));
+            let mut threats = THREAT_BY_PAWN * (their_pieces & entry.attacks[ci]).count() as i32;
+            threats += THREAT_MINOR_ON_MAJOR
+                * ((att_by[ci][Knight.index()] | att_by[ci][Bishop.index()]) & majors).count()
+                    as i32;
+            threats += HANGING * (their_pieces & att_all[ci] & !att_all[ti]).count() as i32;
+            add(t, Term::Threats, c, threats);
+
+            // Passed pawns.
+            let passers = entry.passed[ci] & board.pieces(c, Pawn);
+            let mut passed = S::ZERO;
+            for sq in passers {
+                let r = rel_rank(c, sq);
+                let rf = PASSED_RANK_FACTOR[r];
+                let block = push_square(c, sq);
+                let path = forward_file(c, sq);
+                passed += PASSED[r];
+                if rf > 0 {
+                    passed.eg +=
+                        rf * (distance(ksq[ti], block).min(5) * 3 - distance(k, block).min(5));
+                    let unsafe_path = path & (board.color_bb(them) | att_all[ti]);
+                    if unsafe_path.is_empty() {
+                        passed += s(rf * 2, rf * 6);
+                    } else if !unsafe_path.contains(block) {
+                        passed += s(rf, rf * 3);
+                    }
+                }
+                if (passers & king_attacks(sq) & adjacent_files(sq.file().index())).not_empty() {
+                    passed += s(4 + rf * 3, 8 + rf * 6);
+                }
+                if mat[ti].npm == 0 && (path & occ).is_empty() {
+                    let promo = match c {
+                        Color::White => path.msb(),
+                        Color::Black => path.lsb(),
+                    };
+                    let moves = if r == 1 { 5 } else { 7 - r as i32 };
+                    let kd = distance(ksq[ti], promo) - i32::from(stm == them);
+                    if kd > moves && unstoppable[ci].is_none_or(|m| moves < m) {
+                        unstoppable[ci] = Some(moves);
+                    }
+                }
+            }
+            add(t, Term::PassedPawns, c, passed);
+
+            // Driving a bare king into the corner.
+            let mop = endgame::mop_up(board, c, &mat);
+            add(t, Term::MopUp, c, s(0, mop));
+        }
+        // A pawn race: only the side that queens first keeps its bonus.
+        let winner = match unstoppable {
+            [Some(w), Some(b)] => {
+                let white_first = if stm == Color::White { w <= b } else { w < b };
+                Some(if white_first {
+                    (Color::White, w)
+                } else {
+                    (Color::Black, b)
+                })
+            }
+            [Some(w), None] => Some((Color::White, w)),
+            [None, Some(b)] => Some((Color::Black, b)),
+            [None, None] => None,
+        };
+        if let Some((c, moves)) = winner {
+            add(t, Term::PassedPawns, c, s(0, UNSTOPPABLE - 10 * moves));
+        }
+
+        add(t, Term::Tempo, stm, TEMPO);
+
+        // Knobs.
+        let p = &self.params;
+        for c in Color::ALL {
+            let ci = c.index();
+            let scale = |term: Term, pct: i32, t: &mut Terms| {
+                t[term as usize][ci] = t[term as usize][ci].percent(pct);
+            };
+            scale(Term::Pawns, p.pscale, t);
+            scale(Term::PassedPawns, p.ppscale, t);
+            scale(Term::Tropism, p.tropism, t);
+            scale(Term::BlockedPawns, p.bscale, t);
+            scale(Term::KingSafety, p.kscale, t);
+            if self.engine_color.is_some_and(|e| e != c) {
+                scale(Term::KingSafety, 100 + p.asymmetry, t);
+            }
+        }
+
+        let total = t.iter().fold(S::ZERO, |acc, pair| acc + pair[0] - pair[1]);
+        let phase = (0..6)
+            .map(|k| PHASE_WEIGHT[k] * (mat[0].count[k] + mat[1].count[k]) as i32)
+            .sum::<i32>()
+            .min(PHASE_MAX);
+        let tapered = total.taper(phase, PHASE_MAX);
+        let scale = match tapered {
+            0 => SCALE_MAX,
+            v if v > 0 => endgame::scale(board, Color::White, &mat),
+            _ => endgame::scale(board, Color::Black, &mat),
+        };
+        let white = (tapered * scale / SCALE_MAX).clamp(-MAX_EVAL, MAX_EVAL);
+        Summary {
+            phase,
+            total,
+            tapered,
+            scale,
+            white,
+        }
     }
-    pub fn breakdown(&mut self, board: &Board) -> Breakdown {
-        Breakdown { total: self.evaluate(board) }
+}
+
+impl Default for Evaluator {
+    fn default() -> Self {
+        Evaluator::new(0)
     }
 }
