@@ -10,4 +10,8 @@
 pub mod chess;
 pub mod engine;
 pub mod eval;
+pub mod format;
+pub mod game;
+pub mod options;
+pub mod protocol;
 pub mod tools;

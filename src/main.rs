@@ -12,12 +12,25 @@ use std::io::{BufReader, Write};
     about = "A chess-server bot with its own Crafty-class engine"
 )]
 struct Cli {
+    /// Set an option before starting (`--set hash=256M`, repeatable); `help` at the
+    /// console lists them. Environment variables `KIBITZER_<NAME>` set them too, with
+    /// lower precedence.
+    #[arg(long = "set", short = 'o', value_name = "NAME=VALUE", global = true)]
+    set: Vec<String>,
+    /// Without a subcommand kibitzer starts the console, which switches to UCI on
+    /// `uci` and to xboard on `xboard`/`protover`.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// The Crafty-style console (the default without a subcommand).
+    Console,
+    /// Speak UCI on stdin/stdout.
+    Uci,
+    /// Speak xboard/CECP v2 on stdin/stdout.
+    Xboard,
     /// Count the leaf nodes of the legal move tree (bulk counting at the last ply).
     Perft {
         /// Depth in plies.
@@ -86,11 +99,41 @@ enum Command {
     },
 }
 
+/// The option table with the environment and the command line applied.
+fn options(set: &[String]) -> Result<kibitzer::options::Options> {
+    use kibitzer::options::{Options, Source};
+    let mut o = Options::new();
+    for e in o.load_env(std::env::vars()) {
+        eprintln!("kibitzer: environment: {e}");
+    }
+    let errors = o.load_pairs(Source::CommandLine, set.iter().map(String::as_str));
+    if let Some(e) = errors.first() {
+        anyhow::bail!("--set: {e}");
+    }
+    Ok(o)
+}
+
+fn front_end(first: kibitzer::protocol::Protocol, set: &[String]) -> Result<()> {
+    use kibitzer::protocol::{output, run, Session};
+    let opts = options(set)?;
+    let input = BufReader::new(std::io::stdin());
+    let mut session = Session::new(input, output(std::io::stdout()), opts);
+    run(&mut session, first);
+    Ok(())
+}
+
 fn main() -> Result<()> {
     let cli = Cli::parse();
     // Not locked: search threads print through their own handles.
     let mut out = std::io::stdout();
-    match cli.command {
+    use kibitzer::protocol::Protocol;
+    let Some(command) = cli.command else {
+        return front_end(Protocol::Console, &cli.set);
+    };
+    match command {
+        Command::Console => return front_end(Protocol::Console, &cli.set),
+        Command::Uci => return front_end(Protocol::Uci, &cli.set),
+        Command::Xboard => return front_end(Protocol::Xboard, &cli.set),
         Command::Perft {
             depth,
             fen,
@@ -136,8 +179,10 @@ fn main() -> Result<()> {
             hash,
         } => {
             use kibitzer::engine::{EngineHandle, SearchConfig, SearchLimits};
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let positions = kibitzer::tools::epdtest::parse_suite(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let positions = kibitzer::tools::epdtest::parse_suite(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let limits = if depth.is_some() || nodes.is_some() {
                 SearchLimits {
                     depth,
@@ -145,14 +190,18 @@ fn main() -> Result<()> {
                     ..Default::default()
                 }
             } else {
-                SearchLimits::movetime(std::time::Duration::from_secs_f64(st.unwrap_or(1.0).max(0.001)))
+                SearchLimits::movetime(std::time::Duration::from_secs_f64(
+                    st.unwrap_or(1.0).max(0.001),
+                ))
             };
             let config = SearchConfig {
                 move_overhead: std::time::Duration::ZERO,
                 ..Default::default()
             };
             let engine = EngineHandle::new(hash << 20, threads);
-            kibitzer::tools::epdtest::run_suite(&engine, &positions, &limits, &config, early_exit, &mut out)?;
+            kibitzer::tools::epdtest::run_suite(
+                &engine, &positions, &limits, &config, early_exit, &mut out,
+            )?;
         }
         Command::Analyze {
             fen,
@@ -161,7 +210,9 @@ fn main() -> Result<()> {
             threads,
             hash,
         } => {
-            use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+            use kibitzer::engine::{
+                EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits,
+            };
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
@@ -215,7 +266,13 @@ fn main() -> Result<()> {
             });
             engine.go(&board, limits, SearchConfig::default(), done);
             let r = rx.recv()?;
-            println!("best {} ponder {:?} nodes {} time {:.2}", r.best, r.ponder.map(|m| m.to_string()), r.nodes, r.time.as_secs_f64());
+            println!(
+                "best {} ponder {:?} nodes {} time {:.2}",
+                r.best,
+                r.ponder.map(|m| m.to_string()),
+                r.nodes,
+                r.time.as_secs_f64()
+            );
         }
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;

@@ -1,0 +1,880 @@
+//! The game controller: the one front-end-independent owner of a game. It owns the
+//! position with its full key history (repetitions), the moves played with their SAN
+//! and time, both clocks (read from the injectable `Clock`), the time control and
+//! search limits (`level`, `st`, `sd`, `sn`), the result (mate, stalemate, 50 moves,
+//! threefold repetition, insufficient material, resignation, agreement), the engine
+//! and its state (idle, thinking, pondering, analysing, observing), the move-source
+//! chain (book hook, then tables hook, then the search) and the resign/draw policy.
+//!
+//! The console, xboard, UCI and the ICS daemon all drive games through it and keep no
+//! copy of the game state. It leaves text, sockets and stdin/stdout to them: a search
+//! is started with the front end's `EventSink`, and when it ends the controller keeps
+//! the result and calls the front end's `notify` callback, so the front end's own
+//! loop (never the search thread) collects it with `take_finished`.
+
+pub mod clock;
+pub mod hooks;
+
+pub use clock::Clocks;
+pub use hooks::{BookHook, DefaultPolicy, Policy, TablesHook};
+
+use crate::chess::{Board, Color, Move, MoveError};
+use crate::engine::time::{Clock, SystemClock};
+use crate::engine::{
+    ClockLimits, EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits, SearchResult,
+};
+use crate::options::{Options, TimeControl};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use thiserror::Error;
+
+/// What the engine is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineState {
+    Idle,
+    /// Searching for its own move.
+    Thinking,
+    /// Searching on the opponent's time, on the expected reply.
+    Pondering,
+    /// Searching the current position without end (`analyze`).
+    Analysing,
+    /// Analysing a game it does not play (ICS `observe`).
+    Observing,
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    /// Ended without a result (`*`).
+    Unfinished,
+}
+
+impl Outcome {
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            Outcome::WhiteWins => "1-0",
+            Outcome::BlackWins => "0-1",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::Unfinished => "*",
+        }
+    }
+
+    pub fn win_for(c: Color) -> Outcome {
+        match c {
+            Color::White => Outcome::WhiteWins,
+            Color::Black => Outcome::BlackWins,
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Outcome> {
+        Some(match text {
+            "1-0" => Outcome::WhiteWins,
+            "0-1" => Outcome::BlackWins,
+            "1/2-1/2" | "½-½" => Outcome::Draw,
+            "*" => Outcome::Unfinished,
+            _ => return None,
+        })
+    }
+}
+
+/// The result with its reason (`White mates`, `Draw by repetition`...).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameResult {
+    pub outcome: Outcome,
+    pub reason: String,
+}
+
+impl std::fmt::Display for GameResult {
+    /// xboard's form: `1-0 {White mates}`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {{{}}}", self.outcome.pgn(), self.reason)
+    }
+}
+
+/// A move of the game.
+#[derive(Clone, Debug)]
+pub struct PlayedMove {
+    pub mv: Move,
+    pub san: String,
+    pub side: Color,
+    /// Time the mover's clock ran for it.
+    pub time: Duration,
+    /// The engine's score (its own side's view) when it played the move.
+    pub score: Option<i32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GameError {
+    #[error(transparent)]
+    Move(#[from] MoveError),
+    #[error("'{0}' is not a legal move here")]
+    Illegal(String),
+    #[error("no move to take back")]
+    NothingToUndo,
+    #[error("bad position: {0}")]
+    Position(String),
+}
+
+/// What the engine does with a finished search for its own move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EngineAction {
+    /// Play this move (already made on the board); `offer_draw` asks the front end to
+    /// offer a draw with it.
+    Move {
+        mv: Move,
+        san: String,
+        offer_draw: bool,
+    },
+    /// Resign (the result is set).
+    Resign,
+    /// No legal move: the game is over (the result is set).
+    None,
+}
+
+/// What an opponent's move did to a ponder search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PonderOutcome {
+    /// Not pondering.
+    NotPondering,
+    /// The expected move: the ponder search goes on as a normal search.
+    Hit,
+    /// Another move: the ponder search was stopped; start a new one.
+    Miss,
+}
+
+/// A search that ended, as the front end's loop collects it.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// What the engine was doing (a ponder search that was hit reports `Thinking`).
+    pub state: EngineState,
+    pub result: SearchResult,
+    /// The search came from the book or the tables, not the engine.
+    pub from_hook: bool,
+}
+
+type Notify = Arc<dyn Fn() + Send + Sync>;
+type Slot = Arc<Mutex<Option<(u64, SearchResult, bool)>>>;
+
+/// One game and the engine that plays or analyses it.
+pub struct Game {
+    engine: Arc<EngineHandle>,
+    clock: Arc<dyn Clock>,
+    start: Board,
+    board: Board,
+    moves: Vec<PlayedMove>,
+    clocks: Clocks,
+    st: Option<Duration>,
+    sd: Option<i32>,
+    sn: Option<u64>,
+    result: Option<GameResult>,
+    state: EngineState,
+    /// The side the engine plays; `None`: force mode (plays neither).
+    engine_side: Option<Color>,
+    config: SearchConfig,
+    ponder: bool,
+    /// `ponder <move>`: the move to ponder on next instead of the search's guess.
+    ponder_override: Option<Move>,
+    /// The expected reply of the last engine move.
+    expected_reply: Option<Move>,
+    /// The move the running ponder search assumed.
+    pondering_on: Option<Move>,
+    book: Option<Box<dyn BookHook>>,
+    tables: Option<Box<dyn TablesHook>>,
+    policy: Box<dyn Policy>,
+    /// The engine's scores, one per engine move (its own view).
+    scores: Vec<i32>,
+    last_score: Option<i32>,
+    search_id: u64,
+    /// The current search ends by itself (not infinite, not a ponder search).
+    bounded: bool,
+    slot: Slot,
+    notify: Option<Notify>,
+    applied: (usize, usize, usize),
+}
+
+impl Game {
+    /// A game from the start position with the engine as Black, options at `opts`,
+    /// time from the system clock.
+    pub fn new(opts: &Options) -> Game {
+        Game::with_clock(opts, Arc::new(SystemClock::default()))
+    }
+
+    /// As `new`, reading time (clocks and search limits) from `clock`.
+    pub fn with_clock(opts: &Options, clock: Arc<dyn Clock>) -> Game {
+        let hash = opts.size("hash");
+        let threads = opts.int("threads") as usize;
+        let hashp = opts.size("hashp");
+        let engine = EngineHandle::with_clock(hash, threads, Arc::clone(&clock));
+        engine.set_pawn_hash(hashp);
+        let mut g = Game {
+            engine: Arc::new(engine),
+            clocks: Clocks::new(Arc::clone(&clock), opts.level()),
+            clock,
+            start: Board::startpos(),
+            board: Board::startpos(),
+            moves: Vec::new(),
+            st: None,
+            sd: None,
+            sn: None,
+            result: None,
+            state: EngineState::Idle,
+            engine_side: Some(Color::Black),
+            config: SearchConfig::default(),
+            ponder: false,
+            ponder_override: None,
+            expected_reply: None,
+            pondering_on: None,
+            book: None,
+            tables: None,
+            policy: Box::new(DefaultPolicy::default()),
+            scores: Vec::new(),
+            last_score: None,
+            search_id: 0,
+            bounded: false,
+            slot: Arc::new(Mutex::new(None)),
+            notify: None,
+            applied: (hash, threads, hashp),
+        };
+        g.configure(opts);
+        g.clocks.reset(opts.level());
+        g.clocks.start(Color::White);
+        g
+    }
+
+    // ----- configuration --------------------------------------------------------------
+
+    /// Applies the options: engine sizes (only when changed), search settings, time
+    /// control limits, policy.
+    pub fn configure(&mut self, opts: &Options) {
+        let sizes = (
+            opts.size("hash"),
+            opts.int("threads") as usize,
+            opts.size("hashp"),
+        );
+        if sizes != self.applied {
+            if sizes.0 != self.applied.0 {
+                self.engine.set_hash(sizes.0);
+            }
+            if sizes.1 != self.applied.1 {
+                self.engine.set_threads(sizes.1);
+            }
+            if sizes.2 != self.applied.2 {
+                self.engine.set_pawn_hash(sizes.2);
+            }
+            self.applied = sizes;
+        }
+        let c = &mut self.config;
+        c.draw_score = opts.int("drawscore") as i32;
+        for name in crate::engine::Extensions::NAMES {
+            let _ = c
+                .extensions
+                .set(name, opts.int(&format!("extensions.{name}")) as i32);
+        }
+        for name in crate::eval::EvalParams::NAMES {
+            let _ = c
+                .eval
+                .set(name, opts.int(&format!("evaluation.{name}")) as i32);
+        }
+        c.multipv = opts.int("multipv") as usize;
+        c.move_overhead = opts.duration("move_overhead");
+        c.operator_reserve = Duration::from_secs(opts.int("operator") as u64 * 60);
+        c.usage = opts.int("usage") as i32;
+        c.smp_min_depth = opts.int("smpmin") as i32;
+        self.ponder = opts.bool("ponder");
+        c.ponder = self.ponder;
+        let st = opts.duration("st");
+        self.st = (!st.is_zero()).then_some(st);
+        let sd = opts.int("sd") as i32;
+        self.sd = (sd > 0).then_some(sd);
+        let sn = opts.int("sn") as u64;
+        self.sn = (sn > 0).then_some(sn);
+        let tc = opts.level();
+        if tc != self.clocks.time_control() {
+            self.clocks.set_time_control(tc);
+        }
+        self.policy.configure(opts);
+    }
+
+    pub fn set_book(&mut self, book: Option<Box<dyn BookHook>>) {
+        self.book = book;
+    }
+
+    pub fn set_tables(&mut self, tables: Option<Box<dyn TablesHook>>) {
+        self.tables = tables;
+    }
+
+    pub fn set_policy(&mut self, policy: Box<dyn Policy>) {
+        self.policy = policy;
+    }
+
+    /// The callback run (on the search thread) when a search has ended; the front
+    /// end's loop then calls `take_finished`.
+    pub fn set_notify(&mut self, notify: Notify) {
+        self.notify = Some(notify);
+    }
+
+    pub fn engine(&self) -> &Arc<EngineHandle> {
+        &self.engine
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    pub fn config_mut(&mut self) -> &mut SearchConfig {
+        &mut self.config
+    }
+
+    // ----- state ----------------------------------------------------------------------
+
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    pub fn start_position(&self) -> &Board {
+        &self.start
+    }
+
+    pub fn moves(&self) -> &[PlayedMove] {
+        &self.moves
+    }
+
+    pub fn state(&self) -> EngineState {
+        self.state
+    }
+
+    pub fn result(&self) -> Option<&GameResult> {
+        self.result.as_ref()
+    }
+
+    pub fn side_to_move(&self) -> Color {
+        self.board.side_to_move()
+    }
+
+    pub fn engine_side(&self) -> Option<Color> {
+        self.engine_side
+    }
+
+    /// The side the engine plays (`None`: force mode, it plays neither).
+    pub fn set_engine_side(&mut self, side: Option<Color>) {
+        self.engine_side = side;
+    }
+
+    /// True when it is the engine's turn in a game that is not over.
+    pub fn engine_to_move(&self) -> bool {
+        self.result.is_none() && self.engine_side == Some(self.board.side_to_move())
+    }
+
+    pub fn clocks(&self) -> &Clocks {
+        &self.clocks
+    }
+
+    pub fn clocks_mut(&mut self) -> &mut Clocks {
+        &mut self.clocks
+    }
+
+    pub fn ponder_enabled(&self) -> bool {
+        self.ponder
+    }
+
+    /// The move the engine expects in reply to its last move (xboard `hint`).
+    pub fn expected_reply(&self) -> Option<Move> {
+        self.ponder_override.or(self.expected_reply)
+    }
+
+    /// `ponder <move>`: ponder on this move next time (it must be legal then).
+    pub fn set_ponder_move(&mut self, mv: Option<Move>) {
+        self.ponder_override = mv;
+    }
+
+    pub fn pondering_on(&self) -> Option<Move> {
+        self.pondering_on
+    }
+
+    /// The engine's latest score from its own side (policy input).
+    pub fn last_score(&self) -> Option<i32> {
+        self.last_score
+    }
+
+    /// The engine's scores, one per engine move.
+    pub fn engine_scores(&self) -> &[i32] {
+        &self.scores
+    }
+
+    /// The full move number and side to move, for prompts (`White(1): `).
+    pub fn move_number(&self) -> u16 {
+        self.board.fullmove_number()
+    }
+
+    // ----- positions and moves -------------------------------------------------------
+
+    /// A new game from the start position: the engine plays Black, the clocks are
+    /// reset to the time control, the engine forgets earlier games.
+    pub fn new_game(&mut self) {
+        self.abort_search();
+        self.engine.new_game();
+        self.set_position(Board::startpos());
+        self.engine_side = Some(Color::Black);
+        self.scores.clear();
+        self.last_score = None;
+        let tc = self.clocks.time_control();
+        self.clocks.reset(tc);
+        self.clocks.start(Color::White);
+    }
+
+    /// Sets up a position (`setboard`, UCI `position`); the moves list starts empty.
+    /// Any search is stopped and its result dropped.
+    pub fn set_position(&mut self, board: Board) {
+        self.abort_search();
+        let mut board = board;
+        board.clear_history();
+        self.start = board.clone();
+        self.board = board;
+        self.moves.clear();
+        self.expected_reply = None;
+        self.ponder_override = None;
+        self.result = self.detect_result();
+        let side = self.board.side_to_move();
+        if self.clocks.running().is_some() {
+            self.clocks.start(side);
+        }
+    }
+
+    /// `setboard <fen>`.
+    pub fn set_fen(&mut self, fen: &str) -> Result<(), GameError> {
+        let b = Board::from_fen(fen).map_err(|e| GameError::Position(e.to_string()))?;
+        self.set_position(b);
+        Ok(())
+    }
+
+    /// Resolves a move typed in any notation (SAN or coordinates).
+    pub fn parse_move(&self, text: &str) -> Result<Move, GameError> {
+        Ok(self.board.parse_move(text)?)
+    }
+
+    /// Makes a move on the board: records it with its SAN and time, runs the clocks,
+    /// detects the result. Does not touch a running search (see `opponent_move`).
+    pub fn make_move(&mut self, mv: Move) -> Result<(), GameError> {
+        if !self.board.is_legal(mv) {
+            return Err(GameError::Illegal(mv.to_string()));
+        }
+        let side = self.board.side_to_move();
+        let san = self.board.san(mv);
+        let time = self.clocks.moved(side);
+        self.board.make_move(mv);
+        self.moves.push(PlayedMove {
+            mv,
+            san,
+            side,
+            time,
+            score: None,
+        });
+        self.result = self.detect_result();
+        Ok(())
+    }
+
+    /// The opponent (or the user) moves. A ponder search on this move goes on as a
+    /// normal search (`Hit`); on another move it is stopped (`Miss`) and the caller
+    /// starts a new one. Analysis is stopped; the caller restarts it.
+    pub fn opponent_move(&mut self, mv: Move) -> Result<PonderOutcome, GameError> {
+        if !self.board.is_legal(mv) {
+            return Err(GameError::Illegal(mv.to_string()));
+        }
+        let outcome = match self.state {
+            EngineState::Pondering if self.pondering_on == Some(mv) => {
+                self.engine.ponderhit();
+                self.state = EngineState::Thinking;
+                self.pondering_on = None;
+                PonderOutcome::Hit
+            }
+            EngineState::Pondering => {
+                self.abort_search();
+                PonderOutcome::Miss
+            }
+            EngineState::Idle => PonderOutcome::NotPondering,
+            _ => {
+                self.abort_search();
+                PonderOutcome::NotPondering
+            }
+        };
+        self.make_move(mv)?;
+        if outcome == PonderOutcome::Hit && self.result.is_some() {
+            self.abort_search();
+        }
+        Ok(outcome)
+    }
+
+    /// Takes back one ply (stops any search).
+    pub fn undo(&mut self) -> Result<(), GameError> {
+        if self.moves.is_empty() {
+            return Err(GameError::NothingToUndo);
+        }
+        self.abort_search();
+        let m = self.moves.pop().expect("checked");
+        self.board.unmake_move();
+        self.clocks.unmoved(m.side);
+        if m.score.is_some() {
+            self.scores.pop();
+        }
+        self.result = self.detect_result();
+        self.expected_reply = None;
+        Ok(())
+    }
+
+    /// Takes back the last move of each side (xboard `remove`).
+    pub fn remove(&mut self) -> Result<(), GameError> {
+        if self.moves.len() < 2 {
+            return Err(GameError::NothingToUndo);
+        }
+        self.undo()?;
+        self.undo()
+    }
+
+    /// The result the position itself decides, if any.
+    pub fn detect_result(&self) -> Option<GameResult> {
+        let b = &self.board;
+        let (outcome, reason) = if !b.has_legal_move() {
+            if b.in_check() {
+                let winner = !b.side_to_move();
+                (Outcome::win_for(winner), format!("{} mates", winner.name()))
+            } else {
+                (Outcome::Draw, "Stalemate".to_string())
+            }
+        } else if b.is_insufficient_material() {
+            (Outcome::Draw, "Insufficient material".into())
+        } else if b.is_fifty_move_draw() {
+            (Outcome::Draw, "Fifty move rule".into())
+        } else if b.is_threefold_repetition() {
+            (Outcome::Draw, "Draw by repetition".into())
+        } else {
+            return None;
+        };
+        Some(GameResult { outcome, reason })
+    }
+
+    /// Ends the game with a result from outside (xboard `result`, a resignation,
+    /// a draw by agreement, a flag). Any search is stopped.
+    pub fn set_result(&mut self, outcome: Outcome, reason: &str) {
+        self.abort_search();
+        self.result = Some(GameResult {
+            outcome,
+            reason: reason.to_string(),
+        });
+    }
+
+    /// Clears a result set from outside, keeping what the position decides.
+    pub fn clear_result(&mut self) {
+        self.result = self.detect_result();
+    }
+
+    /// The opponent offers a draw: the policy decides with the latest score.
+    pub fn draw_offered(&mut self) -> bool {
+        let s = self.last_score.unwrap_or(0);
+        self.policy.accept_draw(s)
+    }
+
+    // ----- searches ---------------------------------------------------------------------
+
+    /// The search limits for `side` to move now: `st` or the clock, plus `sd`/`sn`.
+    pub fn limits_for(&self, side: Color) -> SearchLimits {
+        let mut l = SearchLimits {
+            depth: self.sd,
+            nodes: self.sn,
+            game_ply: self.board.ply_count() as u32 + 2 * (self.start.fullmove_number() as u32 - 1),
+            ..Default::default()
+        };
+        if let Some(st) = self.st {
+            l.movetime = Some(st);
+        } else {
+            l.clock = Some(ClockLimits {
+                time_left: self.clocks.left(side),
+                increment: self.clocks.time_control().inc,
+                moves_to_go: self.clocks.moves_to_go(side),
+            });
+        }
+        l
+    }
+
+    fn wrap_sink(&mut self, sink: EventSink) -> EventSink {
+        self.search_id += 1;
+        let id = self.search_id;
+        let slot = Arc::clone(&self.slot);
+        let notify = self.notify.clone();
+        Arc::new(move |e: &SearchEvent| {
+            sink(e);
+            if let SearchEvent::Done(r) = e {
+                *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some((id, r.clone(), false));
+                if let Some(n) = &notify {
+                    n();
+                }
+            }
+        })
+    }
+
+    fn finish_from_hook(&mut self, sink: EventSink, mv: Move, score: i32) {
+        let r = SearchResult {
+            best: mv,
+            ponder: None,
+            score,
+            depth: 0,
+            nodes: 0,
+            time: Duration::ZERO,
+            pv: vec![mv],
+            root_side: self.board.side_to_move(),
+            error: None,
+        };
+        let wrapped = self.wrap_sink(sink);
+        wrapped(&SearchEvent::Done(r));
+        if let Some(s) = self.slot.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            s.2 = true;
+        }
+    }
+
+    /// The engine searches for its move in the current position with the game's
+    /// limits: book, then tables, then the search.
+    pub fn think(&mut self, sink: EventSink) {
+        let limits = self.limits_for(self.board.side_to_move());
+        self.think_with(limits, sink, true);
+    }
+
+    /// Searches the current position with explicit limits (UCI `go`). With `hooks`,
+    /// the book and the tables are consulted first. `limits.ponder` starts a ponder
+    /// search (state `Pondering` until `ponderhit`).
+    pub fn think_with(&mut self, limits: SearchLimits, sink: EventSink, hooks: bool) {
+        self.abort_search();
+        let pondering = limits.ponder;
+        self.state = if pondering {
+            EngineState::Pondering
+        } else {
+            EngineState::Thinking
+        };
+        self.pondering_on = if pondering {
+            self.board.last_move()
+        } else {
+            None
+        };
+        let plain = !pondering && !limits.infinite && limits.searchmoves.is_empty();
+        if hooks && plain && self.board.has_legal_move() {
+            if let Some(mv) = self.book.as_mut().and_then(|b| b.probe(&self.board)) {
+                if self.board.is_legal(mv) {
+                    self.finish_from_hook(sink, mv, 0);
+                    return;
+                }
+            }
+            if let Some((mv, score)) = self.tables.as_mut().and_then(|t| t.probe_root(&self.board))
+            {
+                if self.board.is_legal(mv) {
+                    self.finish_from_hook(sink, mv, score);
+                    return;
+                }
+            }
+        }
+        self.bounded = !limits.infinite;
+        let wrapped = self.wrap_sink(sink);
+        self.engine
+            .go(&self.board, limits, self.config.clone(), wrapped);
+    }
+
+    /// True while a search runs that will end by itself (a timed or limited search for
+    /// a move, not analysis and not a ponder search before `ponderhit`).
+    pub fn search_ends_by_itself(&self) -> bool {
+        self.state == EngineState::Thinking && self.bounded
+    }
+
+    /// Waits for a search that ends by itself and returns it (see
+    /// `search_ends_by_itself`); other searches are stopped first.
+    pub fn wait_finished(&mut self) -> Option<Finished> {
+        if self.state == EngineState::Idle {
+            return None;
+        }
+        if !self.search_ends_by_itself() {
+            self.engine.stop();
+        }
+        self.engine.wait();
+        self.take_finished()
+    }
+
+    /// After the engine's move: ponders on the expected reply if pondering is on and
+    /// the game goes on. Returns the move pondered on.
+    pub fn start_pondering(&mut self, sink: EventSink) -> Option<Move> {
+        if !self.ponder || self.result.is_some() || self.state != EngineState::Idle {
+            return None;
+        }
+        let mv = self.ponder_override.take().or(self.expected_reply)?;
+        if !self.board.is_legal(mv) {
+            return None;
+        }
+        let engine_side = !self.board.side_to_move();
+        let mut b = self.board.clone();
+        b.make_move(mv);
+        if !b.has_legal_move() {
+            return None;
+        }
+        let mut limits = self.limits_for(engine_side);
+        limits.ponder = true;
+        let wrapped = self.wrap_sink(sink);
+        self.state = EngineState::Pondering;
+        self.bounded = true;
+        self.pondering_on = Some(mv);
+        self.engine.go(&b, limits, self.config.clone(), wrapped);
+        Some(mv)
+    }
+
+    /// UCI `ponderhit`: the ponder search becomes a normal search.
+    pub fn ponderhit(&mut self) {
+        if self.state == EngineState::Pondering {
+            self.engine.ponderhit();
+            self.state = EngineState::Thinking;
+            self.pondering_on = None;
+        }
+    }
+
+    /// Analyses the current position without end (`analyze`); `observing` marks a
+    /// game the engine does not play.
+    pub fn analyse(&mut self, sink: EventSink, observing: bool) {
+        self.abort_search();
+        if !self.board.has_legal_move() {
+            return;
+        }
+        let limits = SearchLimits {
+            infinite: true,
+            depth: self.sd,
+            ..Default::default()
+        };
+        let wrapped = self.wrap_sink(sink);
+        self.bounded = false;
+        self.state = if observing {
+            EngineState::Observing
+        } else {
+            EngineState::Analysing
+        };
+        self.pondering_on = None;
+        self.engine
+            .go(&self.board, limits, self.config.clone(), wrapped);
+    }
+
+    /// Asks the running search to stop (its result is collected as usual).
+    pub fn stop(&self) {
+        self.engine.stop();
+    }
+
+    /// Collects the search that has ended, if it is the current one.
+    pub fn take_finished(&mut self) -> Option<Finished> {
+        let taken = self.slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let (id, result, from_hook) = taken?;
+        if id != self.search_id || self.state == EngineState::Idle {
+            return None;
+        }
+        let state = self.state;
+        self.state = EngineState::Idle;
+        self.pondering_on = None;
+        if state == EngineState::Thinking {
+            self.last_score = Some(result.score);
+        }
+        Some(Finished {
+            state,
+            result,
+            from_hook,
+        })
+    }
+
+    /// Stops the search and waits for it; returns its result (if it is the current
+    /// search and was not collected yet).
+    pub fn stop_and_wait(&mut self) -> Option<Finished> {
+        if self.state == EngineState::Idle {
+            return None;
+        }
+        self.engine.stop();
+        self.engine.wait();
+        self.take_finished()
+    }
+
+    /// Stops any search and drops its result.
+    pub fn abort_search(&mut self) {
+        if self.state != EngineState::Idle {
+            self.engine.stop();
+            self.engine.wait();
+            let _ = self.take_finished();
+            self.state = EngineState::Idle;
+            self.pondering_on = None;
+        }
+    }
+
+    /// Plays the move of a finished search for the engine: the resign policy first,
+    /// then the move (with its score), the draw-offer policy, and the expected reply
+    /// kept for pondering.
+    pub fn engine_move(&mut self, r: &SearchResult) -> EngineAction {
+        if r.best.is_null() || !self.board.is_legal(r.best) {
+            if self.result.is_none() {
+                self.result = self.detect_result();
+            }
+            return EngineAction::None;
+        }
+        let side = self.board.side_to_move();
+        self.scores.push(r.score);
+        self.last_score = Some(r.score);
+        if self.policy.resign(&self.scores) {
+            self.abort_search();
+            self.result = Some(GameResult {
+                outcome: Outcome::win_for(!side),
+                reason: format!("{} resigns", side.name()),
+            });
+            return EngineAction::Resign;
+        }
+        let offer_draw = self.policy.offer_draw(&self.scores);
+        let san = self.board.san(r.best);
+        self.make_move(r.best).expect("checked legal");
+        if let Some(m) = self.moves.last_mut() {
+            m.score = Some(r.score);
+        }
+        self.expected_reply = r.ponder.filter(|&p| self.board.is_legal(p));
+        EngineAction::Move {
+            mv: r.best,
+            san,
+            offer_draw,
+        }
+    }
+
+    /// Clears the transposition table.
+    pub fn clear_hash(&mut self) {
+        self.abort_search();
+        self.engine.clear_hash();
+    }
+
+    /// The game so far as PGN movetext with the result (`1. e4 e5 2. Nf3 *`).
+    pub fn movetext(&self) -> String {
+        let mut pgn = crate::chess::pgn::PgnGame::new(self.start.clone());
+        let mut b = self.start.clone();
+        for m in &self.moves {
+            pgn.push_move(&b, m.mv);
+            b.make_move(m.mv);
+        }
+        pgn.result = self
+            .result
+            .as_ref()
+            .map_or("*", |r| r.outcome.pgn())
+            .to_string();
+        pgn.to_pgn()
+    }
+
+    /// Reads the clock (for front ends that time things the same way the game does).
+    pub fn now(&self) -> Duration {
+        self.clock.now()
+    }
+
+    /// The time control in force.
+    pub fn time_control(&self) -> TimeControl {
+        self.clocks.time_control()
+    }
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        self.engine.stop();
+        self.engine.wait();
+    }
+}

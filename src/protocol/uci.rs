@@ -1,0 +1,363 @@
+//! UCI: `uci`, `isready` (answered at once, also during a search), `setoption` for
+//! every option the table exposes to UCI (Hash, Threads, Ponder, Move Overhead, Clear
+//! Hash, MultiPV and the engine's knobs), `ucinewgame`, `position startpos|fen ...
+//! moves ...`, `go` with wtime/btime/winc/binc/movestogo/depth/nodes/movetime/mate/
+//! infinite/ponder/searchmoves, `ponderhit`, `stop`, `quit`; and the usual extras
+//! `d` (board and FEN) and `eval` (score breakdown).
+//!
+//! `info` lines carry depth, seldepth, multipv, score cp/mate with lowerbound/
+//! upperbound (from the side to move, as the protocol says), nodes, nps, hashfull,
+//! time and pv. Every `go` gets exactly one `bestmove`, also after `stop` and when
+//! a new command arrives while a search runs. The position and search live in the
+//! game controller; this loop only translates.
+
+use super::{emit, split_command, Exit, Input, Output, Protocol, Session};
+use crate::chess::{Board, Color};
+use crate::engine::{Bound, ClockLimits, EventSink, SearchEvent, SearchInfo, SearchLimits};
+use crate::game::Finished;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The engine's name and version as `id name` gives it.
+pub fn engine_name() -> String {
+    format!("kibitzer {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// `score cp 23`, `score mate -3`, with ` lowerbound`/` upperbound`.
+pub fn score_text(stm_cp: i32, bound: Bound) -> String {
+    let mut s = match crate::format::mate_in(stm_cp) {
+        Some(n) => format!("score mate {n}"),
+        None => format!("score cp {stm_cp}"),
+    };
+    match bound {
+        Bound::Lower => s.push_str(" lowerbound"),
+        Bound::Upper => s.push_str(" upperbound"),
+        Bound::Exact => {}
+    }
+    s
+}
+
+/// One `info` line for a search snapshot of `root` (the PV is cut at the first move
+/// that is not legal).
+pub fn info_line(i: &SearchInfo, root: &Board) -> String {
+    let mut s = format!(
+        "info depth {} seldepth {} multipv {} {} nodes {} nps {} hashfull {} time {}",
+        i.depth,
+        i.seldepth.max(i.depth),
+        i.multipv,
+        score_text(i.score, i.bound),
+        i.nodes,
+        i.nps(),
+        i.hashfull,
+        i.time.as_millis()
+    );
+    if i.tb_hits > 0 {
+        s.push_str(&format!(" tbhits {}", i.tb_hits));
+    }
+    let pv = crate::format::legal_prefix(root, &i.pv);
+    if !pv.is_empty() {
+        s.push_str(" pv");
+        for m in pv {
+            s.push(' ');
+            s.push_str(&m.to_string());
+        }
+    }
+    s
+}
+
+fn sink(out: &Output, root: &Board) -> EventSink {
+    let out = Arc::clone(out);
+    let root = root.clone();
+    let start = Instant::now();
+    Arc::new(move |e: &SearchEvent| match e {
+        SearchEvent::Iteration(i)
+        | SearchEvent::NewBest(i)
+        | SearchEvent::FailHigh(i)
+        | SearchEvent::FailLow(i) => {
+            emit(&out, &info_line(i, &root));
+        }
+        SearchEvent::CurrMove { depth, mv, number } if start.elapsed() > Duration::from_secs(3) => {
+            emit(
+                &out,
+                &format!("info depth {depth} currmove {mv} currmovenumber {number}"),
+            );
+        }
+        _ => {}
+    })
+}
+
+/// The `bestmove` line for a finished search of `board`.
+pub fn bestmove_line(board: &Board, f: &Finished) -> String {
+    let r = &f.result;
+    if r.best.is_null() || !board.is_legal(r.best) {
+        // No legal move (or a position changed under the search): say so the UCI way.
+        let fallback = board.legal_moves().iter().next().copied();
+        return match fallback {
+            Some(m) if !r.best.is_null() => format!("bestmove {m}"),
+            _ => "bestmove 0000".into(),
+        };
+    }
+    let mut s = format!("bestmove {}", r.best);
+    if let Some(p) = r.ponder {
+        let mut b = board.clone();
+        b.make_move(r.best);
+        if b.is_legal(p) {
+            s.push_str(&format!(" ponder {p}"));
+        }
+    }
+    s
+}
+
+fn report(s: &mut Session, f: Finished) {
+    let line = bestmove_line(s.game.board(), &f);
+    if let Some(e) = &f.result.error {
+        s.emit(&format!("info string search error: {e}"));
+    }
+    s.emit(&line);
+}
+
+/// Stops a running search, waits for it and sends its `bestmove` (every `go` gets one).
+fn finish_running(s: &mut Session) {
+    if let Some(f) = s.game.stop_and_wait() {
+        report(s, f);
+    }
+}
+
+/// Runs the UCI loop until `quit` or the end of input.
+pub fn run(s: &mut Session) -> Exit {
+    loop {
+        match s.next_input() {
+            Input::Eof => {
+                // Input ended (a script piped in): finish a search that ends by
+                // itself, stop the others, and report either way.
+                if let Some(f) = s.game.wait_finished() {
+                    report(s, f);
+                }
+                return Exit::Quit;
+            }
+            Input::Wake => {
+                if let Some(f) = s.game.take_finished() {
+                    report(s, f);
+                }
+            }
+            Input::Line(line) => {
+                if let Some(exit) = command(s, &line) {
+                    return exit;
+                }
+            }
+        }
+    }
+}
+
+/// Handles one UCI command; `Some` ends the loop.
+pub fn command(s: &mut Session, line: &str) -> Option<Exit> {
+    let (cmd, rest) = split_command(line);
+    match cmd {
+        "" => {}
+        "uci" => {
+            s.emit(&format!("id name {}", engine_name()));
+            s.emit("id author the kibitzer developers");
+            for l in s.options.uci_lines() {
+                s.emit(&l);
+            }
+            s.emit("uciok");
+        }
+        "isready" => s.emit("readyok"),
+        "debug" | "register" => {}
+        "setoption" => setoption(s, rest),
+        "ucinewgame" => {
+            finish_running(s);
+            s.game.new_game();
+            s.game.set_engine_side(None);
+        }
+        "position" => {
+            finish_running(s);
+            position(s, rest);
+        }
+        "go" => {
+            finish_running(s);
+            go(s, rest);
+        }
+        "stop" => s.game.stop(),
+        "ponderhit" => s.game.ponderhit(),
+        "quit" => {
+            s.game.abort_search();
+            return Some(Exit::Quit);
+        }
+        "d" => {
+            s.emit(&s.game.board().diagram());
+            s.emit(&format!("Fen: {}", s.game.board().to_fen()));
+            s.emit(&format!("Key: {:016x}", s.game.board().key()));
+        }
+        "eval" => {
+            let mut ev = crate::eval::Evaluator::new(1 << 16);
+            ev.set_params(s.game.config().eval);
+            let text = ev.breakdown(s.game.board()).to_string();
+            for l in text.lines() {
+                s.emit(l);
+            }
+        }
+        "xboard" => return Some(Exit::Switch(Protocol::Xboard, line.to_string())),
+        _ => s.emit(&format!("info string unknown command: {}", line.trim())),
+    }
+    None
+}
+
+fn setoption(s: &mut Session, rest: &str) {
+    // setoption name <id with spaces> [value <x>]
+    let Some(body) = rest.strip_prefix("name") else {
+        s.emit("info string setoption: expected 'setoption name <id> [value <x>]'");
+        return;
+    };
+    let body = body.trim();
+    let (name, value) = match body.find(" value") {
+        Some(i) if body[i + 6..].is_empty() || body[i + 6..].starts_with(' ') => {
+            (body[..i].trim(), body[i + 6..].trim())
+        }
+        _ => (body, ""),
+    };
+    match s.options.set_uci(name, value) {
+        Ok(spec) => {
+            if spec.name == "clear_hash" {
+                s.game.clear_hash();
+            } else {
+                s.apply_options();
+            }
+        }
+        Err(e) => s.emit(&format!("info string {e}")),
+    }
+}
+
+fn position(s: &mut Session, rest: &str) {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let moves_at = words
+        .iter()
+        .position(|&w| w == "moves")
+        .unwrap_or(words.len());
+    let board = match words.first() {
+        Some(&"startpos") => Board::startpos(),
+        Some(&"fen") => {
+            let fen = words[1..moves_at].join(" ");
+            match Board::from_fen(&fen) {
+                Ok(b) => b,
+                Err(e) => {
+                    s.emit(&format!("info string bad FEN '{fen}': {e}"));
+                    return;
+                }
+            }
+        }
+        _ => {
+            s.emit("info string position: expected 'startpos' or 'fen <fen>', then 'moves ...'");
+            return;
+        }
+    };
+    s.game.set_position(board);
+    for w in words.iter().skip(moves_at + 1) {
+        let mv = match s.game.board().parse_uci(w) {
+            Ok(m) => m,
+            Err(e) => {
+                s.emit(&format!("info string position: {e}; stopped before it"));
+                return;
+            }
+        };
+        if let Err(e) = s.game.make_move(mv) {
+            s.emit(&format!("info string position: {e}"));
+            return;
+        }
+    }
+}
+
+/// Parses `go` parameters into limits for the side to move.
+pub fn parse_go(board: &Board, rest: &str) -> Result<SearchLimits, String> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let mut l = SearchLimits {
+        game_ply: board.ply_count() as u32 + 2 * (board.fullmove_number() as u32).saturating_sub(1),
+        ..Default::default()
+    };
+    let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0i64, 0i64, None);
+    let mut i = 0;
+    let num = |i: usize| -> Result<i64, String> {
+        words
+            .get(i + 1)
+            .ok_or_else(|| format!("go {}: missing value", words[i]))?
+            .parse::<i64>()
+            .map_err(|_| format!("go {}: '{}' is not a number", words[i], words[i + 1]))
+    };
+    while i < words.len() {
+        match words[i] {
+            "wtime" => wtime = Some(num(i)?),
+            "btime" => btime = Some(num(i)?),
+            "winc" => winc = num(i)?,
+            "binc" => binc = num(i)?,
+            "movestogo" => mtg = Some(num(i)?),
+            "depth" => l.depth = Some(num(i)?.clamp(1, 1000) as i32),
+            "nodes" => l.nodes = Some(num(i)?.max(1) as u64),
+            "movetime" => l.movetime = Some(Duration::from_millis(num(i)?.max(1) as u64)),
+            "mate" => l.mate = Some(num(i)?.max(1) as i32),
+            "infinite" => {
+                l.infinite = true;
+                i += 1;
+                continue;
+            }
+            "ponder" => {
+                l.ponder = true;
+                i += 1;
+                continue;
+            }
+            "searchmoves" => {
+                i += 1;
+                while i < words.len() {
+                    match board.parse_uci(words[i]) {
+                        Ok(m) => l.searchmoves.push(m),
+                        Err(_) => break,
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            "perft" => return Err("go perft is not supported; use `kibitzer perft`".into()),
+            _ => {
+                // Unknown tokens are skipped, as the protocol asks.
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    let (time, inc) = match board.side_to_move() {
+        Color::White => (wtime, winc),
+        Color::Black => (btime, binc),
+    };
+    if let Some(t) = time {
+        l.clock = Some(ClockLimits {
+            time_left: Duration::from_millis(t.max(0) as u64),
+            increment: Duration::from_millis(inc.max(0) as u64),
+            moves_to_go: mtg.filter(|&m| m > 0).map(|m| m as u32),
+        });
+    }
+    Ok(l)
+}
+
+fn go(s: &mut Session, rest: &str) {
+    let limits = match parse_go(s.game.board(), rest) {
+        Ok(l) => l,
+        Err(e) => {
+            // Still search briefly so the GUI gets its bestmove.
+            s.emit(&format!("info string {e}"));
+            SearchLimits::depth(1)
+        }
+    };
+    // Keep the game's clocks in step with the GUI's.
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    for (k, c) in [("wtime", Color::White), ("btime", Color::Black)] {
+        if let Some(p) = words.iter().position(|&w| w == k) {
+            if let Some(Ok(ms)) = words.get(p + 1).map(|v| v.parse::<i64>()) {
+                s.game
+                    .clocks_mut()
+                    .set_left(c, Duration::from_millis(ms.max(0) as u64));
+            }
+        }
+    }
+    let sink = sink(&s.out, s.game.board());
+    s.game.think_with(limits, sink, true);
+}
