@@ -136,8 +136,10 @@ fn main() -> Result<()> {
             hash,
         } => {
             use kibitzer::engine::{EngineHandle, SearchConfig, SearchLimits};
-            let text = std::fs::read_to_string(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let positions = kibitzer::tools::epdtest::parse_suite(&text).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let positions = kibitzer::tools::epdtest::parse_suite(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
             let limits = if depth.is_some() || nodes.is_some() {
                 SearchLimits {
                     depth,
@@ -145,14 +147,18 @@ fn main() -> Result<()> {
                     ..Default::default()
                 }
             } else {
-                SearchLimits::movetime(std::time::Duration::from_secs_f64(st.unwrap_or(1.0).max(0.001)))
+                SearchLimits::movetime(std::time::Duration::from_secs_f64(
+                    st.unwrap_or(1.0).max(0.001),
+                ))
             };
             let config = SearchConfig {
                 move_overhead: std::time::Duration::ZERO,
                 ..Default::default()
             };
             let engine = EngineHandle::new(hash << 20, threads);
-            kibitzer::tools::epdtest::run_suite(&engine, &positions, &limits, &config, early_exit, &mut out)?;
+            kibitzer::tools::epdtest::run_suite(
+                &engine, &positions, &limits, &config, early_exit, &mut out,
+            )?;
         }
         Command::Analyze {
             fen,
@@ -161,7 +167,9 @@ fn main() -> Result<()> {
             threads,
             hash,
         } => {
-            use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+            use kibitzer::engine::{
+                EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits,
+            };
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
@@ -215,7 +223,13 @@ fn main() -> Result<()> {
             });
             engine.go(&board, limits, SearchConfig::default(), done);
             let r = rx.recv()?;
-            println!("best {} ponder {:?} nodes {} time {:.2}", r.best, r.ponder.map(|m| m.to_string()), r.nodes, r.time.as_secs_f64());
+            println!(
+                "best {} ponder {:?} nodes {} time {:.2}",
+                r.best,
+                r.ponder.map(|m| m.to_string()),
+                r.nodes,
+                r.time.as_secs_f64()
+            );
         }
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;

@@ -227,7 +227,7 @@ fn staged_generation_and_is_legal_on_perft_positions() {
 
 #[test]
 fn gives_check_and_see_basics() {
-    let mut b = Board::from_fen("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1").unwrap();
+    let b = Board::from_fen("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1").unwrap();
     let ra8 = b.parse_san("Ra8").unwrap();
     let rb1 = b.parse_san("Rb1").unwrap();
     let castle = b.parse_san("O-O-O").unwrap();
@@ -246,4 +246,60 @@ fn gives_check_and_see_basics() {
     let b = Board::from_fen("4k3/8/8/7p/8/8/8/4K2R w - - 0 1").unwrap();
     let rxh5 = b.parse_san("Rxh5").unwrap();
     assert_eq!(b.see(rxh5), 100);
+}
+
+/// `gives_check` computes checks without making the move; it must agree with making
+/// the move and looking, for every legal move (castling, en passant, promotions and
+/// discovered checks included).
+#[test]
+fn gives_check_agrees_with_make_move() {
+    let mut positions = random_positions(0x61C4_EC4B, 120, 1);
+    positions.extend(perft_positions(40).into_iter().map(|(_, b)| b));
+    let mut checks = 0;
+    let mut moves = 0;
+    for mut b in positions {
+        let list = b.legal_moves();
+        for &m in list.iter() {
+            let predicted = b.gives_check(m);
+            b.make_move(m);
+            let actual = b.in_check();
+            b.unmake_move();
+            assert_eq!(predicted, actual, "{} {m}", b.to_fen());
+            checks += actual as usize;
+            moves += 1;
+        }
+    }
+    assert!(
+        moves > 100_000 && checks > 3_000,
+        "{moves} moves, {checks} checks"
+    );
+}
+
+/// The threshold form of SEE agrees with the full exchange value for every capture
+/// and quiet move off the promotion ranks, at thresholds around the value.
+#[test]
+fn see_ge_agrees_with_see() {
+    let mut positions = random_positions(0x5EE5_EE00, 80, 1);
+    positions.extend(perft_positions(40).into_iter().map(|(_, b)| b));
+    let mut checked = 0;
+    for b in positions {
+        for &m in b.legal_moves().iter() {
+            let r = m.to().rank();
+            if m.is_promotion() || r == kibitzer::chess::Rank::R1 || r == kibitzer::chess::Rank::R8
+            {
+                continue;
+            }
+            let v = b.see(m);
+            for t in [v - 101, v - 1, v, v + 1, v + 99, -300, 0, 250] {
+                assert_eq!(
+                    b.see_ge(m, t),
+                    v >= t,
+                    "{} {m} see {v} threshold {t}",
+                    b.to_fen()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 50_000, "{checked}");
 }

@@ -10,3 +10,4 @@ mod chess_notation;
 mod chess_perft;
 mod chess_pgn;
 mod chess_rules;
+mod engine_search;
