@@ -363,9 +363,9 @@ impl Board {
         if let Some(ep) = self.ep.take() {
             key ^= zobrist::ep_key(ep);
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         if us == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.wrapping_add(1);
         }
 
         let mut captured = None;
@@ -463,7 +463,7 @@ impl Board {
         self.side = !self.side;
         let us = self.side;
         if us == Color::Black {
-            self.fullmove -= 1;
+            self.fullmove = self.fullmove.wrapping_sub(1);
         }
         if !m.is_null() {
             let from = m.from();
@@ -526,9 +526,9 @@ impl Board {
         if let Some(ep) = self.ep.take() {
             self.key ^= zobrist::ep_key(ep);
         }
-        self.halfmove += 1;
+        self.halfmove = self.halfmove.saturating_add(1);
         if self.side == Color::Black {
-            self.fullmove += 1;
+            self.fullmove = self.fullmove.wrapping_add(1);
         }
         self.side = !self.side;
         self.update_check_info();
@@ -775,19 +775,23 @@ impl Board {
                 }
             }
             let Some(sq) = sq_found else { break };
+            // A king may only capture if the other side has no attacker left (x-rays
+            // behind the king included).
+            if kind_found == PieceType::King {
+                let occ2 = occ ^ Bitboard::from_square(sq);
+                let rest = (attackers
+                    | (bishop_attacks(to, occ2) & diag)
+                    | (rook_attacks(to, occ2) & orth))
+                    & occ2;
+                if (rest & self.colors[(!stm).index()]).not_empty() {
+                    break;
+                }
+            }
             d += 1;
             if d >= gain.len() {
                 break;
             }
             gain[d] = attacker_value - gain[d - 1];
-            // A king may only capture if the other side has no attacker left.
-            if kind_found == PieceType::King
-                && (attackers & self.colors[(!stm).index()] & !Bitboard::from_square(sq))
-                    .not_empty()
-            {
-                d -= 1;
-                break;
-            }
             attacker_value = SEE_VALUES[kind_found.index()];
             if kind_found == PieceType::Pawn && (to.rank() == Rank::R8 || to.rank() == Rank::R1) {
                 let extra = SEE_VALUES[PieceType::Queen.index()] - SEE_VALUES[0];
@@ -807,9 +811,73 @@ impl Board {
         gain[0]
     }
 
-    /// Is the static exchange value of `m` at least `threshold`?
-    #[inline]
+    /// Is the static exchange value of `m` at least `threshold`? Faster than
+    /// `see(m) >= threshold`: it stops as soon as the outcome is decided.
     pub fn see_ge(&self, m: Move, threshold: i32) -> bool {
-        self.see(m) >= threshold
+        if m.is_castle() {
+            return threshold <= 0;
+        }
+        let from = m.from();
+        let to = m.to();
+        let Some(mover) = self.mailbox[from.index()] else {
+            return threshold <= 0;
+        };
+        let us = mover.color();
+        let mut occ = self.occupied() ^ Bitboard::from_square(from);
+        let mut balance = if m.is_en_passant() {
+            occ ^= Bitboard::from_square(Square::new(to.file(), from.rank()));
+            SEE_VALUES[0]
+        } else {
+            self.mailbox[to.index()].map_or(0, |c| SEE_VALUES[c.kind().index()])
+        } - threshold;
+        let mut on_square = SEE_VALUES[mover.kind().index()];
+        if let Some(promo) = m.promotion_piece() {
+            balance += SEE_VALUES[promo.index()] - SEE_VALUES[0];
+            on_square = SEE_VALUES[promo.index()];
+        }
+        if balance < 0 {
+            return false;
+        }
+        // Even losing the piece that captured keeps us at or above the threshold.
+        balance -= on_square;
+        if balance >= 0 {
+            return true;
+        }
+        let p = &self.pieces;
+        let diag = p[PieceType::Bishop.index()] | p[PieceType::Queen.index()];
+        let orth = p[PieceType::Rook.index()] | p[PieceType::Queen.index()];
+        let mut attackers = self.attackers_to(to, occ) & occ;
+        let mut stm = !us;
+        loop {
+            let mine = attackers & self.colors[stm.index()];
+            if mine.is_empty() {
+                break;
+            }
+            let mut kind = PieceType::King;
+            for k in PieceType::ALL {
+                if (mine & p[k.index()]).not_empty() {
+                    kind = k;
+                    break;
+                }
+            }
+            let sq = (mine & p[kind.index()]).lsb();
+            occ ^= Bitboard::from_square(sq);
+            attackers |= (bishop_attacks(to, occ) & diag) | (rook_attacks(to, occ) & orth);
+            attackers &= occ;
+            // A king may not capture onto a square the other side still attacks: the
+            // exchange ends with this side unable to go on.
+            if kind == PieceType::King && (attackers & self.colors[(!stm).index()]).not_empty() {
+                break;
+            }
+            stm = !stm;
+            // The side that just captured now risks its piece: from its side, the
+            // balance is the negation, less the piece it put on the square.
+            balance = -balance - 1 - SEE_VALUES[kind.index()];
+            if balance >= 0 {
+                break;
+            }
+        }
+        // The side to move when the exchange ends is the one that lost it.
+        stm != us
     }
 }

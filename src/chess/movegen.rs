@@ -409,7 +409,8 @@ impl Board {
         let from_bb = Bitboard::from_square(from);
         let to_bb = Bitboard::from_square(to);
         let mut occ = (self.occupied() ^ from_bb) | to_bb;
-        let mut diag = (p[PieceType::Bishop.index()] | p[PieceType::Queen.index()]) & ours & !from_bb;
+        let mut diag =
+            (p[PieceType::Bishop.index()] | p[PieceType::Queen.index()]) & ours & !from_bb;
         let mut orth = (p[PieceType::Rook.index()] | p[PieceType::Queen.index()]) & ours & !from_bb;
         match new_kind {
             PieceType::Bishop => diag |= to_bb,

@@ -286,6 +286,9 @@ impl Board {
             _ => PieceType::Pawn,
         };
         // Promotion suffix: `=Q`, `Q`, `(Q)`, `/Q`.
+        if chars.last() == Some(&')') {
+            chars.pop();
+        }
         let mut promo = None;
         if let Some(&last) = chars.last() {
             if let Some(p) = promo_from_char(last) {

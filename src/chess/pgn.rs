@@ -347,25 +347,9 @@ impl<R: BufRead> PgnReader<R> {
         let mut error = tag_error;
         let mut board = Board::startpos();
         if error.is_none() {
-            let variant = tags
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case("Variant"))
-                .map(|(_, v)| v.to_ascii_lowercase());
-            if let Some(v) = variant {
-                if !matches!(
-                    v.as_str(),
-                    "" | "standard" | "chess" | "normal" | "from position"
-                ) {
-                    error = Some(self.err(start_line, format!("variant '{v}' is not supported")));
-                }
-            }
-        }
-        if error.is_none() {
-            if let Some((_, fen)) = tags.iter().find(|(n, _)| n == "FEN") {
-                match Board::from_fen(fen) {
-                    Ok(b) => board = b,
-                    Err(e) => error = Some(self.err(start_line, format!("bad FEN tag: {e}"))),
-                }
+            match start_position(&tags) {
+                Ok(b) => board = b,
+                Err(e) => error = Some(self.err(start_line, e)),
             }
         }
         let mut game = PgnGame::new(board.clone());
@@ -378,9 +362,19 @@ impl<R: BufRead> PgnReader<R> {
         while let Some(l) = line.take() {
             let lno = self.line_no;
             if in_comment.is_none() && depth == 0 && l.starts_with('[') && !game_started(&game) {
-                // Tags after a blank line before any move: keep reading tags.
+                // Tags after a blank line before any move: keep reading tags (and
+                // check a variant or FEN among them like the others).
                 if let Err(e) = parse_tag_line(l.trim(), &mut game.tags) {
                     error.get_or_insert(self.err(lno, e));
+                }
+                if error.is_none() {
+                    match start_position(&game.tags) {
+                        Ok(b) => {
+                            board = b.clone();
+                            game.start = b;
+                        }
+                        Err(e) => error = Some(self.err(lno, e)),
+                    }
                 }
                 line = self.read_line();
                 continue;
@@ -391,7 +385,9 @@ impl<R: BufRead> PgnReader<R> {
                 self.line_no -= 1;
                 break;
             }
-            if l.starts_with('%') {
+            // The escape applies to movetext lines; inside a comment a line may start
+            // with '%' (the writer wraps comments at any word).
+            if in_comment.is_none() && l.starts_with('%') {
                 line = self.read_line();
                 continue;
             }
@@ -487,6 +483,27 @@ impl<R: BufRead> Iterator for PgnReader<R> {
             return None;
         }
         self.next_game()
+    }
+}
+
+/// The start position the tags ask for: refuses variants other than standard chess
+/// and bad FEN tags.
+fn start_position(tags: &[(String, String)]) -> Result<Board, String> {
+    let variant = tags
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("Variant"))
+        .map(|(_, v)| v.to_ascii_lowercase());
+    if let Some(v) = variant {
+        if !matches!(
+            v.as_str(),
+            "" | "standard" | "chess" | "normal" | "from position"
+        ) {
+            return Err(format!("variant '{v}' is not supported"));
+        }
+    }
+    match tags.iter().find(|(n, _)| n == "FEN") {
+        Some((_, fen)) => Board::from_fen(fen).map_err(|e| format!("bad FEN tag: {e}")),
+        None => Ok(Board::startpos()),
     }
 }
 

@@ -24,7 +24,13 @@ pub fn run_bench(depth: i32, out: &mut dyn Write) -> std::io::Result<(u64, u64)>
         let board = Board::from_fen(fen).expect("bench positions are valid");
         engine.new_game();
         let r = engine.search_sync(&board, SearchLimits::depth(depth), config.clone());
-        writeln!(out, "position {:2}: {:>10} nodes  best {}", i + 1, r.nodes, r.best)?;
+        writeln!(
+            out,
+            "position {:2}: {:>10} nodes  best {}",
+            i + 1,
+            r.nodes,
+            r.best
+        )?;
         total += r.nodes;
     }
     let ms = start.elapsed().as_millis().max(1) as u64;

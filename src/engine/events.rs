@@ -34,12 +34,9 @@ pub struct SearchInfo {
 
 impl SearchInfo {
     pub fn nps(&self) -> u64 {
-        let ms = self.time.as_millis() as u64;
-        if ms == 0 {
-            0
-        } else {
-            self.nodes * 1000 / ms
-        }
+        (self.nodes * 1000)
+            .checked_div(self.time.as_millis() as u64)
+            .unwrap_or(0)
     }
 
     /// The score from White's point of view.
@@ -80,11 +77,7 @@ pub enum SearchEvent {
     /// The aspiration window failed low (`--`).
     FailLow(SearchInfo),
     /// The root move being searched (UCI currmove).
-    CurrMove {
-        depth: i32,
-        mv: Move,
-        number: usize,
-    },
+    CurrMove { depth: i32, mv: Move, number: usize },
     /// The search finished; the last event of every search.
     Done(SearchResult),
 }

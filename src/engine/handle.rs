@@ -44,7 +44,9 @@ impl EngineHandle {
     /// As `new`, reading time from `clock`.
     pub fn with_clock(hash_bytes: usize, threads: usize, clock: Arc<dyn Clock>) -> EngineHandle {
         let threads = threads.max(1);
-        let workers = (0..threads).map(|i| Worker::new(i, DEFAULT_PAWN_HASH)).collect();
+        let workers = (0..threads)
+            .map(|i| Worker::new(i, DEFAULT_PAWN_HASH))
+            .collect();
         EngineHandle {
             inner: Arc::new(Inner {
                 tt: RwLock::new(TranspositionTable::new(hash_bytes)),
@@ -64,7 +66,10 @@ impl EngineHandle {
         self.wait();
         let inner = Arc::clone(&self.inner);
         inner.shared.stop.store(false, Ordering::SeqCst);
-        inner.shared.pondering.store(limits.ponder, Ordering::SeqCst);
+        inner
+            .shared
+            .pondering
+            .store(limits.ponder, Ordering::SeqCst);
         inner.shared.nodes.store(0, Ordering::SeqCst);
         let start = inner.clock.now();
         let board = board.clone();
@@ -112,8 +117,18 @@ impl EngineHandle {
     pub fn new_game(&self) {
         self.stop();
         self.wait();
-        self.inner.tt.read().unwrap_or_else(|e| e.into_inner()).clear();
-        for w in self.inner.workers.lock().unwrap_or_else(|e| e.into_inner()).iter_mut() {
+        self.inner
+            .tt
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        for w in self
+            .inner
+            .workers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter_mut()
+        {
             w.new_game();
         }
     }
@@ -122,7 +137,11 @@ impl EngineHandle {
     pub fn clear_hash(&self) {
         self.stop();
         self.wait();
-        self.inner.tt.read().unwrap_or_else(|e| e.into_inner()).clear();
+        self.inner
+            .tt
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 
     /// Number of search threads (applies from the next search).
@@ -130,7 +149,11 @@ impl EngineHandle {
         self.stop();
         self.wait();
         let n = n.clamp(1, 512);
-        let ph = *self.inner.pawn_hash.lock().unwrap_or_else(|e| e.into_inner());
+        let ph = *self
+            .inner
+            .pawn_hash
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         let mut ws = self.inner.workers.lock().unwrap_or_else(|e| e.into_inner());
         ws.truncate(n);
         while ws.len() < n {
@@ -140,26 +163,48 @@ impl EngineHandle {
     }
 
     pub fn threads(&self) -> usize {
-        self.inner.workers.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.inner
+            .workers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     /// Resizes the transposition table (clears it).
     pub fn set_hash(&self, bytes: usize) {
         self.stop();
         self.wait();
-        self.inner.tt.write().unwrap_or_else(|e| e.into_inner()).resize(bytes);
+        self.inner
+            .tt
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .resize(bytes);
     }
 
     pub fn hash_bytes(&self) -> usize {
-        self.inner.tt.read().unwrap_or_else(|e| e.into_inner()).size_bytes()
+        self.inner
+            .tt
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .size_bytes()
     }
 
     /// Resizes each thread's pawn hash.
     pub fn set_pawn_hash(&self, bytes: usize) {
         self.stop();
         self.wait();
-        *self.inner.pawn_hash.lock().unwrap_or_else(|e| e.into_inner()) = bytes;
-        for w in self.inner.workers.lock().unwrap_or_else(|e| e.into_inner()).iter_mut() {
+        *self
+            .inner
+            .pawn_hash
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = bytes;
+        for w in self
+            .inner
+            .workers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter_mut()
+        {
             w.eval.resize_pawn_hash(bytes);
         }
     }
@@ -169,13 +214,27 @@ impl EngineHandle {
     pub fn preload(&self, entries: &[(u64, i32, i32)]) {
         let tt = self.inner.tt.read().unwrap_or_else(|e| e.into_inner());
         for &(key, score, depth) in entries {
-            tt.store(key, 0, Move::NULL, score, score, depth, super::tt::BOUND_EXACT, false);
+            tt.store(
+                key,
+                0,
+                Move::NULL,
+                score,
+                score,
+                depth,
+                super::tt::BOUND_EXACT,
+                false,
+            );
         }
     }
 
     /// Runs a search to completion on the calling thread's behalf and returns the
     /// result (convenience for tools and tests).
-    pub fn search_sync(&self, board: &Board, limits: SearchLimits, config: SearchConfig) -> SearchResult {
+    pub fn search_sync(
+        &self,
+        board: &Board,
+        limits: SearchLimits,
+        config: SearchConfig,
+    ) -> SearchResult {
         let (tx, rx) = std::sync::mpsc::channel();
         let tx = Mutex::new(tx);
         let sink: EventSink = Arc::new(move |e: &SearchEvent| {
@@ -198,7 +257,12 @@ impl Drop for EngineHandle {
 }
 
 fn fallback(board: &Board, error: String) -> SearchResult {
-    let best = board.legal_moves().iter().next().copied().unwrap_or(Move::NULL);
+    let best = board
+        .legal_moves()
+        .iter()
+        .next()
+        .copied()
+        .unwrap_or(Move::NULL);
     SearchResult {
         best,
         ponder: None,
@@ -241,7 +305,11 @@ fn run_search(
                 start,
                 Arc::clone(&inner.clock),
                 Arc::clone(&inner.shared),
-                if w.id == 0 { Some(Arc::clone(sink)) } else { None },
+                if w.id == 0 {
+                    Some(Arc::clone(sink))
+                } else {
+                    None
+                },
                 &tt,
             );
         }

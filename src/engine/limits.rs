@@ -149,6 +149,8 @@ pub struct SearchConfig {
     /// Depth from which helper threads join the search (`smpmin`).
     pub smp_min_depth: i32,
     pub eval: EvalParams,
+    /// Search quiet checking moves at the first quiescence ply.
+    pub qsearch_checks: bool,
 }
 
 impl Default for SearchConfig {
@@ -163,6 +165,7 @@ impl Default for SearchConfig {
             ponder: false,
             smp_min_depth: 1,
             eval: EvalParams::default(),
+            qsearch_checks: true,
         }
     }
 }

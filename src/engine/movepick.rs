@@ -88,7 +88,14 @@ impl Histories {
         }
     }
 
-    pub fn update_quiet(&mut self, side: usize, m: Move, cur: ContIdx, prevs: [ContIdx; 2], bonus: i32) {
+    pub fn update_quiet(
+        &mut self,
+        side: usize,
+        m: Move,
+        cur: ContIdx,
+        prevs: [ContIdx; 2],
+        bonus: i32,
+    ) {
         gravity(&mut self.main[side * 4096 + (m.0 & 4095) as usize], bonus);
         for p in prevs {
             if p != CONT_NONE {
@@ -97,7 +104,13 @@ impl Histories {
         }
     }
 
-    pub fn update_capture(&mut self, p: Piece, to: crate::chess::Square, captured: PieceType, bonus: i32) {
+    pub fn update_capture(
+        &mut self,
+        p: Piece,
+        to: crate::chess::Square,
+        captured: PieceType,
+        bonus: i32,
+    ) {
         gravity(
             &mut self.capture[(p.index() * 64 + to.index()) * 6 + captured.index()],
             bonus,
@@ -147,12 +160,20 @@ fn mvv_lva(board: &Board, m: Move) -> i32 {
     } else {
         board.piece_at(m.to()).map_or(PieceType::Pawn, |p| p.kind())
     };
-    let attacker = board.piece_at(m.from()).map_or(PieceType::Pawn, |p| p.kind());
+    let attacker = board
+        .piece_at(m.from())
+        .map_or(PieceType::Pawn, |p| p.kind());
     PIECE_VALUES[victim.index()] * 16 - attacker.index() as i32
 }
 
 impl MovePicker {
-    pub fn new(board: &Board, tt_move: Move, killers: [Move; 2], prevs: [ContIdx; 2], hist: &Histories) -> MovePicker {
+    pub fn new(
+        board: &Board,
+        tt_move: Move,
+        killers: [Move; 2],
+        prevs: [ContIdx; 2],
+        hist: &Histories,
+    ) -> MovePicker {
         let in_check = board.in_check();
         let tt_move = if !tt_move.is_null() && board.is_legal(tt_move) {
             tt_move
@@ -188,9 +209,16 @@ impl MovePicker {
 
     /// Quiescence picker: the hash move if it is a capture or queen promotion, then
     /// captures and queen promotions; all evasions when in check.
-    pub fn new_qsearch(board: &Board, tt_move: Move, prevs: [ContIdx; 2], hist: &Histories) -> MovePicker {
+    pub fn new_qsearch(
+        board: &Board,
+        tt_move: Move,
+        prevs: [ContIdx; 2],
+        hist: &Histories,
+    ) -> MovePicker {
         let tt = if !tt_move.is_null()
-            && (board.in_check() || tt_move.is_capture() || tt_move.promotion_piece() == Some(PieceType::Queen))
+            && (board.in_check()
+                || tt_move.is_capture()
+                || tt_move.promotion_piece() == Some(PieceType::Queen))
         {
             tt_move
         } else {
@@ -244,7 +272,9 @@ impl MovePicker {
                             s += if p == PieceType::Queen { 8000 } else { -20000 };
                         }
                         if m.is_capture() && !m.is_en_passant() {
-                            if let (Some(pc), Some(v)) = (board.piece_at(m.from()), board.piece_at(m.to())) {
+                            if let (Some(pc), Some(v)) =
+                                (board.piece_at(m.from()), board.piece_at(m.to()))
+                            {
                                 s += hist.capture(pc, m.to(), v.kind()) / 32;
                             }
                         }
@@ -282,7 +312,12 @@ impl MovePicker {
                 Stage::Killer1 => {
                     self.stage = Stage::Killer2;
                     let k = self.killers[0];
-                    if !self.skip_quiets && k != self.tt_move && !k.is_null() && board.is_legal(k) && k.is_quiet() {
+                    if !self.skip_quiets
+                        && k != self.tt_move
+                        && !k.is_null()
+                        && board.is_legal(k)
+                        && k.is_quiet()
+                    {
                         return Some(k);
                     }
                 }
@@ -324,7 +359,9 @@ impl MovePicker {
                     let side = board.side_to_move().index();
                     for i in 0..self.list.len() {
                         let m = self.list[i];
-                        let cur = board.piece_at(m.from()).map_or(CONT_NONE, |p| cont_idx(p, m.to()));
+                        let cur = board
+                            .piece_at(m.from())
+                            .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
                         let mut s = hist.main(side, m);
                         if cur != CONT_NONE {
                             if self.prevs[0] != CONT_NONE {
@@ -344,7 +381,11 @@ impl MovePicker {
                     }
                     match self.pick_best() {
                         Some(m) => {
-                            if m == self.tt_move || m == self.killers[0] || m == self.killers[1] || m == self.counter {
+                            if m == self.tt_move
+                                || m == self.killers[0]
+                                || m == self.killers[1]
+                                || m == self.counter
+                            {
                                 continue;
                             }
                             return Some(m);

@@ -67,7 +67,7 @@ const fn ln1024(x: u64) -> i64 {
         i += 1;
     }
     let log2_q12 = (ip << 12) | frac; // log2(x) * 4096
-    // ln(x) = log2(x) * ln 2; ln 2 ~ 2839 / 4096.
+                                      // ln(x) = log2(x) * ln 2; ln 2 ~ 2839 / 4096.
     ((log2_q12 as i64) * 2839 / 4096) / 4
 }
 
@@ -78,7 +78,8 @@ const fn lmr_table() -> [[u8; 64]; 64] {
         let mut m = 1;
         while m < 64 {
             // 0.75 + ln(d) ln(m) / 2.25, in 1/1024 units.
-            let v = (768 * 1024 + ln1024(d as u64) * ln1024(m as u64) * 1024 / 2304) / (1024 * 1024);
+            let v =
+                (768 * 1024 + ln1024(d as u64) * ln1024(m as u64) * 1024 / 2304) / (1024 * 1024);
             t[d][m] = if v > 60 { 60 } else { v as u8 };
             m += 1;
         }
@@ -242,7 +243,7 @@ impl Worker {
         self.root_ply = self.board.ply_count();
         self.limits = limits.clone();
         self.config = config.clone();
-        self.eval.set_params(config.eval.clone());
+        self.eval.set_params(config.eval);
         self.eval.set_engine_color(Some(board.side_to_move()));
         self.budget = budget;
         self.start = start;
@@ -297,7 +298,11 @@ impl Worker {
 
     fn info(&self, depth: i32, rm_index: usize, bound: Bound) -> SearchInfo {
         let rm = &self.root_moves[rm_index];
-        let score = if rm.score == -INF { rm.prev_score } else { rm.score };
+        let score = if rm.score == -INF {
+            rm.prev_score
+        } else {
+            rm.score
+        };
         SearchInfo {
             depth,
             seldepth: rm.seldepth.max(self.seldepth),
@@ -362,9 +367,17 @@ impl Worker {
 
     /// Iterative deepening. Returns this thread's final result.
     pub fn iterative_deepening(&mut self) -> ThreadResult {
-        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as i32 - 4).clamp(1, MAX_PLY as i32 - 4);
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 4)
+            .clamp(1, MAX_PLY as i32 - 4);
         if self.root_moves.is_empty() {
-            let score = if self.board.in_check() { -MATE } else { self.draw_score(0) };
+            let score = if self.board.in_check() {
+                -MATE
+            } else {
+                self.draw_score(0)
+            };
             return ThreadResult {
                 depth: 0,
                 score,
@@ -384,7 +397,8 @@ impl Worker {
             // Helpers join from `smp_min_depth`; odd helpers skip even depths.
             if self.id > 0
                 && depth > 1
-                && (depth < self.config.smp_min_depth || (self.id % 2 == 1 && depth > 2 && depth % 2 == 0))
+                && (depth < self.config.smp_min_depth
+                    || (self.id % 2 == 1 && depth > 2 && depth % 2 == 0))
             {
                 depth += 1;
                 continue;
@@ -405,7 +419,7 @@ impl Worker {
                 loop {
                     let score = self.negamax(alpha, beta, depth, 0, false, true);
                     // Stable sort keeps the order of moves with equal (unsearched) scores.
-                    self.root_moves[pv_idx..].sort_by(|a, b| b.score.cmp(&a.score));
+                    self.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                     if self.stopped {
                         break;
                     }
@@ -420,7 +434,11 @@ impl Worker {
                     } else if score >= beta {
                         beta = (score + delta).min(INF);
                         if self.id == 0 && pv_idx == 0 {
-                            self.emit(SearchEvent::FailHigh(self.info(depth, pv_idx, Bound::Lower)));
+                            self.emit(SearchEvent::FailHigh(self.info(
+                                depth,
+                                pv_idx,
+                                Bound::Lower,
+                            )));
                         }
                     } else {
                         break;
@@ -431,7 +449,7 @@ impl Worker {
                         beta = INF;
                     }
                 }
-                self.root_moves[..=pv_idx].sort_by(|a, b| b.score.cmp(&a.score));
+                self.root_moves[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
                 if self.stopped {
                     break;
                 }
@@ -456,7 +474,11 @@ impl Worker {
             } else {
                 stable += 1;
             }
-            let drop = if last_score > -INF { last_score - score } else { 0 };
+            let drop = if last_score > -INF {
+                last_score - score
+            } else {
+                0
+            };
             last_best = best;
             last_score = score;
             if self.id == 0 {
@@ -471,9 +493,10 @@ impl Worker {
                     break;
                 }
                 let pondering = self.shared().pondering.load(Ordering::Relaxed);
-                if let (Some(b), false) = (self.budget, pondering) {
+                if let (Some(b), false) = (self.budget.filter(|b| !b.fixed), pondering) {
                     let scale = soft_scale(best_changes, drop, stable);
-                    let soft = Duration::from_micros((b.soft.as_micros() as u64) * scale / 100).min(b.hard);
+                    let soft = Duration::from_micros((b.soft.as_micros() as u64) * scale / 100)
+                        .min(b.hard);
                     self.soft_stop_at = Some(soft);
                     // Do not start an iteration that cannot finish in time.
                     if self.elapsed() >= soft * 6 / 10 {
@@ -482,7 +505,8 @@ impl Worker {
                     }
                 }
                 // A forced mate found: no need to go on in timed play.
-                if self.limits.is_timed() && score.abs() >= MATE_IN_MAX && depth >= 10 && !pondering {
+                if self.limits.is_timed() && score.abs() >= MATE_IN_MAX && depth >= 10 && !pondering
+                {
                     let mate_ply = MATE - score.abs();
                     if depth > 2 * mate_ply + 4 {
                         self.stop_all();
@@ -529,10 +553,18 @@ impl Worker {
 
     /// The principal variation search.
     #[allow(clippy::too_many_arguments)]
-    fn negamax(&mut self, mut alpha: i32, mut beta: i32, mut depth: i32, ply: usize, cut_node: bool, pv_node: bool) -> i32 {
+    fn negamax(
+        &mut self,
+        mut alpha: i32,
+        mut beta: i32,
+        mut depth: i32,
+        ply: usize,
+        cut_node: bool,
+        pv_node: bool,
+    ) -> i32 {
         let root = ply == 0;
         if depth <= 0 {
-            return self.qsearch(alpha, beta, ply, pv_node);
+            return self.qsearch(alpha, beta, ply, pv_node, 0);
         }
         self.nodes += 1;
         if self.nodes & 1023 == 0 {
@@ -559,7 +591,11 @@ impl Worker {
                 return -MATE + ply as i32;
             }
             if ply >= MAX_PLY - 2 {
-                return if in_check { 0 } else { self.eval.evaluate(&self.board) };
+                return if in_check {
+                    0
+                } else {
+                    self.eval.evaluate(&self.board)
+                };
             }
             // Mate distance pruning.
             alpha = alpha.max(-MATE + ply as i32);
@@ -574,7 +610,11 @@ impl Worker {
 
         // Transposition table.
         let key = self.board.key();
-        let hit = if excluded.is_null() { self.tt().probe(key, ply) } else { None };
+        let hit = if excluded.is_null() {
+            self.tt().probe(key, ply)
+        } else {
+            None
+        };
         let tt_move = if root {
             self.root_moves[self.pv_idx].mv
         } else {
@@ -589,10 +629,17 @@ impl Worker {
                     || (h.bound == BOUND_UPPER && h.score <= alpha))
             {
                 // Reward a quiet hash move that still cuts.
-                if h.score >= beta && !h.mv.is_null() && h.mv.is_quiet() && self.board.is_legal(h.mv) {
+                if h.score >= beta
+                    && !h.mv.is_null()
+                    && h.mv.is_quiet()
+                    && self.board.is_legal(h.mv)
+                {
                     let bonus = stat_bonus(depth);
                     let side = self.board.side_to_move().index();
-                    let cur = self.board.piece_at(h.mv.from()).map_or(CONT_NONE, |p| cont_idx(p, h.mv.to()));
+                    let cur = self
+                        .board
+                        .piece_at(h.mv.from())
+                        .map_or(CONT_NONE, |p| cont_idx(p, h.mv.to()));
                     let prevs = self.prevs(si);
                     self.hist.update_quiet(side, h.mv, cur, prevs, bonus);
                 }
@@ -629,7 +676,8 @@ impl Worker {
         };
         self.stack[si].static_eval = static_eval;
         let improving = !in_check
-            && ((self.stack[si - 2].static_eval != NO_EVAL && static_eval > self.stack[si - 2].static_eval)
+            && ((self.stack[si - 2].static_eval != NO_EVAL
+                && static_eval > self.stack[si - 2].static_eval)
                 || (self.stack[si - 2].static_eval == NO_EVAL
                     && self.stack[si - 4].static_eval != NO_EVAL
                     && static_eval > self.stack[si - 4].static_eval));
@@ -637,12 +685,15 @@ impl Worker {
         let mut mate_threat = false;
         if !pv_node && !in_check && excluded.is_null() {
             // Reverse futility pruning.
-            if depth <= 8 && eval.abs() < MATE_IN_MAX && eval - 85 * (depth - improving as i32) >= beta {
+            if depth <= 8
+                && eval.abs() < MATE_IN_MAX
+                && eval - 85 * (depth - improving as i32) >= beta
+            {
                 return (eval + beta) / 2;
             }
             // Razoring.
             if depth <= 3 && eval + 220 * depth < alpha {
-                let v = self.qsearch(alpha - 1, alpha, ply, false);
+                let v = self.qsearch(alpha - 1, alpha, ply, false, 0);
                 if v < alpha {
                     return v;
                 }
@@ -740,8 +791,16 @@ impl Worker {
             let cur = moving.map_or(CONT_NONE, |p| cont_idx(p, m.to()));
             let hist_score = if quiet {
                 self.hist.main(side, m)
-                    + if prevs[0] != CONT_NONE { self.hist.cont(prevs[0], cur) } else { 0 }
-                    + if prevs[1] != CONT_NONE { self.hist.cont(prevs[1], cur) } else { 0 }
+                    + if prevs[0] != CONT_NONE {
+                        self.hist.cont(prevs[0], cur)
+                    } else {
+                        0
+                    }
+                    + if prevs[1] != CONT_NONE {
+                        self.hist.cont(prevs[1], cur)
+                    } else {
+                        0
+                    }
             } else {
                 0
             };
@@ -761,8 +820,17 @@ impl Worker {
                         picker.skip_quiets = true;
                         continue;
                     }
-                    let lmr_depth = (depth - 1 - LMR[depth.min(63) as usize][(moves_searched + 1).min(63) as usize] as i32).max(0);
-                    if !in_check && lmr_depth <= 8 && static_eval != NO_EVAL && static_eval + 90 + 100 * lmr_depth <= alpha && hist_score < 6000 {
+                    let lmr_depth = (depth
+                        - 1
+                        - LMR[depth.min(63) as usize][(moves_searched + 1).min(63) as usize]
+                            as i32)
+                        .max(0);
+                    if !in_check
+                        && lmr_depth <= 8
+                        && static_eval != NO_EVAL
+                        && static_eval + 90 + 100 * lmr_depth <= alpha
+                        && hist_score < 6000
+                    {
                         continue;
                     }
                     if lmr_depth <= 6 && hist_score < -3000 * depth {
@@ -783,7 +851,9 @@ impl Worker {
                     && m == tt_move
                     && excluded.is_null()
                     && hit.is_some_and(|h| {
-                        h.bound != BOUND_UPPER && h.depth >= depth - 3 && h.score.abs() < MATE_IN_MAX
+                        h.bound != BOUND_UPPER
+                            && h.depth >= depth - 3
+                            && h.score.abs() < MATE_IN_MAX
                     })
                 {
                     let h = hit.expect("checked above");
@@ -808,12 +878,20 @@ impl Worker {
                 if ext == 0 && in_check && ex.one_reply > 0 && legal_count == 1 {
                     ext = 1;
                 }
-                if ext == 0 && ex.recapture > 0 && is_capture && prev_capture_to == Some(m.to()) && self.board.see_ge(m, 0) {
+                if ext == 0
+                    && ex.recapture > 0
+                    && is_capture
+                    && prev_capture_to == Some(m.to())
+                    && self.board.see_ge(m, 0)
+                {
                     ext = 1;
                 }
                 if ext == 0 && ex.passed_pawn > 0 {
                     if let Some(p) = moving {
-                        if p.kind() == PieceType::Pawn && m.to().rank() == us.relative_rank(Rank::R7) && self.board.see_ge(m, 0) {
+                        if p.kind() == PieceType::Pawn
+                            && m.to().rank() == us.relative_rank(Rank::R7)
+                            && self.board.see_ge(m, 0)
+                        {
                             ext = 1;
                         }
                     }
@@ -835,7 +913,14 @@ impl Worker {
 
             let mut v;
             if moves_searched == 1 {
-                v = -self.negamax(-beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node, pv_node);
+                v = -self.negamax(
+                    -beta,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    !pv_node && !cut_node,
+                    pv_node,
+                );
             } else {
                 // Late move reductions.
                 let mut r = 0;
@@ -895,12 +980,22 @@ impl Worker {
                         rm.pv.push(self.pv[1][i]);
                     }
                     rm.nodes += rm_nodes;
-                    if !first && v > alpha && v < beta && self.id == 0 && depth > 1 && self.pv_idx == 0 {
+                    if !first
+                        && v > alpha
+                        && v < beta
+                        && self.id == 0
+                        && depth > 1
+                        && self.pv_idx == 0
+                    {
                         // Move the new best to the front and report it.
                         // Moves after it keep their places, so `root_index` still
                         // points at the next unsearched move.
                         self.root_moves[self.pv_idx..=idx].rotate_right(1);
-                        self.emit(SearchEvent::NewBest(self.info(depth, self.pv_idx, Bound::Exact)));
+                        self.emit(SearchEvent::NewBest(self.info(
+                            depth,
+                            self.pv_idx,
+                            Bound::Exact,
+                        )));
                     }
                 } else {
                     self.root_moves[idx].score = -INF;
@@ -938,7 +1033,11 @@ impl Worker {
             }
             // No legal move searched: mate or stalemate (pruning never skips all
             // moves, since pruning needs a searched move first).
-            return if in_check { -MATE + ply as i32 } else { self.draw_score(ply) };
+            return if in_check {
+                -MATE + ply as i32
+            } else {
+                self.draw_score(ply)
+            };
         }
 
         // History updates on a cutoff.
@@ -950,15 +1049,24 @@ impl Worker {
                     k[1] = k[0];
                     k[0] = best_move;
                 }
-                let cur = self.board.piece_at(best_move.from()).map_or(CONT_NONE, |p| cont_idx(p, best_move.to()));
+                let cur = self
+                    .board
+                    .piece_at(best_move.from())
+                    .map_or(CONT_NONE, |p| cont_idx(p, best_move.to()));
                 self.hist.update_quiet(side, best_move, cur, prevs, bonus);
                 self.hist.set_counter(prevs[0], best_move);
                 for &q in &quiets_tried[..n_quiets] {
-                    let c = self.board.piece_at(q.from()).map_or(CONT_NONE, |p| cont_idx(p, q.to()));
+                    let c = self
+                        .board
+                        .piece_at(q.from())
+                        .map_or(CONT_NONE, |p| cont_idx(p, q.to()));
                     self.hist.update_quiet(side, q, c, prevs, -bonus);
                 }
             } else if best_move.is_capture() && !best_move.is_en_passant() {
-                if let (Some(p), Some(v)) = (self.board.piece_at(best_move.from()), self.board.piece_at(best_move.to())) {
+                if let (Some(p), Some(v)) = (
+                    self.board.piece_at(best_move.from()),
+                    self.board.piece_at(best_move.to()),
+                ) {
                     self.hist.update_capture(p, best_move.to(), v.kind(), bonus);
                 }
             }
@@ -966,7 +1074,9 @@ impl Worker {
                 if c.is_en_passant() {
                     continue;
                 }
-                if let (Some(p), Some(v)) = (self.board.piece_at(c.from()), self.board.piece_at(c.to())) {
+                if let (Some(p), Some(v)) =
+                    (self.board.piece_at(c.from()), self.board.piece_at(c.to()))
+                {
                     self.hist.update_capture(p, c.to(), v.kind(), -bonus);
                 }
             }
@@ -980,14 +1090,22 @@ impl Worker {
             } else {
                 BOUND_UPPER
             };
-            self.tt().store(key, ply, best_move, best, static_eval, depth, bound, tt_pv);
+            self.tt()
+                .store(key, ply, best_move, best, static_eval, depth, bound, tt_pv);
         }
         best
     }
 
     /// Quiescence search: captures and queen promotions with SEE and delta pruning;
     /// all evasions when in check.
-    fn qsearch(&mut self, mut alpha: i32, beta: i32, ply: usize, pv_node: bool) -> i32 {
+    fn qsearch(
+        &mut self,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        pv_node: bool,
+        qdepth: i32,
+    ) -> i32 {
         self.nodes += 1;
         if self.nodes & 1023 == 0 {
             self.check_limits();
@@ -1012,7 +1130,11 @@ impl Worker {
             return -MATE + ply as i32;
         }
         if ply >= MAX_PLY - 2 {
-            return if in_check { 0 } else { self.eval.evaluate(&self.board) };
+            return if in_check {
+                0
+            } else {
+                self.eval.evaluate(&self.board)
+            };
         }
         let key = self.board.key();
         let hit = self.tt().probe(key, ply);
@@ -1048,7 +1170,16 @@ impl Worker {
             }
             if best >= beta {
                 if hit.is_none() {
-                    self.tt().store(key, ply, Move::NULL, best, static_eval, -1, BOUND_LOWER, false);
+                    self.tt().store(
+                        key,
+                        ply,
+                        Move::NULL,
+                        best,
+                        static_eval,
+                        -1,
+                        BOUND_LOWER,
+                        false,
+                    );
                 }
                 return best;
             }
@@ -1058,7 +1189,12 @@ impl Worker {
         }
         self.stack[si].static_eval = static_eval;
         let prevs = self.prevs(si);
-        let mut picker = MovePicker::new_qsearch(&self.board, hit.map_or(Move::NULL, |h| h.mv), prevs, &self.hist);
+        let mut picker = MovePicker::new_qsearch(
+            &self.board,
+            hit.map_or(Move::NULL, |h| h.mv),
+            prevs,
+            &self.hist,
+        );
         let mut best_move = Move::NULL;
         let mut searched = 0;
         let futility_base = if in_check { NO_EVAL } else { static_eval + 180 };
@@ -1069,7 +1205,9 @@ impl Worker {
                     let victim = if m.is_en_passant() {
                         PieceType::Pawn
                     } else {
-                        self.board.piece_at(m.to()).map_or(PieceType::Pawn, |p| p.kind())
+                        self.board
+                            .piece_at(m.to())
+                            .map_or(PieceType::Pawn, |p| p.kind())
                     };
                     if futility_base + PIECE_VALUES[victim.index()] <= alpha {
                         best = best.max(futility_base + PIECE_VALUES[victim.index()]);
@@ -1080,14 +1218,17 @@ impl Worker {
                     continue;
                 }
             }
-            let cur = self.board.piece_at(m.from()).map_or(CONT_NONE, |p| cont_idx(p, m.to()));
+            let cur = self
+                .board
+                .piece_at(m.from())
+                .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
             self.stack[si].mv = m;
             self.stack[si].cont = cur;
             self.stack[si].capture_to = if m.is_capture() { Some(m.to()) } else { None };
             self.board.make_move(m);
             self.tt().prefetch(self.board.key());
             searched += 1;
-            let v = -self.qsearch(-beta, -alpha, ply + 1, pv_node);
+            let v = -self.qsearch(-beta, -alpha, ply + 1, pv_node, qdepth + 1);
             self.board.unmake_move();
             if self.stopped {
                 return 0;
@@ -1109,8 +1250,50 @@ impl Worker {
         if in_check && searched == 0 {
             return -MATE + ply as i32;
         }
-        let bound = if best >= beta { BOUND_LOWER } else { BOUND_UPPER };
-        self.tt().store(key, ply, best_move, best, static_eval, 0, bound, false);
+        // First quiescence ply: quiet checks that do not lose material too.
+        if !in_check && qdepth == 0 && best < beta && self.config.qsearch_checks {
+            let mut quiets = MoveList::new();
+            self.board
+                .generate_moves(crate::chess::GenType::Quiets, &mut quiets);
+            for &m in quiets.iter() {
+                if !self.board.gives_check(m) || !self.board.see_ge(m, 0) {
+                    continue;
+                }
+                let cur = self
+                    .board
+                    .piece_at(m.from())
+                    .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
+                self.stack[si].mv = m;
+                self.stack[si].cont = cur;
+                self.stack[si].capture_to = None;
+                self.board.make_move(m);
+                let v = -self.qsearch(-beta, -alpha, ply + 1, pv_node, qdepth + 1);
+                self.board.unmake_move();
+                if self.stopped {
+                    return 0;
+                }
+                if v > best {
+                    best = v;
+                    if v > alpha {
+                        best_move = m;
+                        if pv_node {
+                            self.update_pv(ply, m);
+                        }
+                        if v >= beta {
+                            break;
+                        }
+                        alpha = v;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            BOUND_LOWER
+        } else {
+            BOUND_UPPER
+        };
+        self.tt()
+            .store(key, ply, best_move, best, static_eval, 0, bound, false);
         best
     }
 
@@ -1134,7 +1317,14 @@ impl Worker {
     }
 
     /// Builds the final result from the threads' results.
-    pub fn result(&self, best: Move, score: i32, depth: i32, pv: Vec<Move>, ponder: Option<Move>) -> SearchResult {
+    pub fn result(
+        &self,
+        best: Move,
+        score: i32,
+        depth: i32,
+        pv: Vec<Move>,
+        ponder: Option<Move>,
+    ) -> SearchResult {
         SearchResult {
             best,
             ponder,
@@ -1155,7 +1345,8 @@ impl Worker {
     /// Publishes the remaining node count of this worker.
     pub fn publish_nodes(&mut self) {
         if let Some(s) = &self.shared {
-            s.nodes.fetch_add(self.nodes - self.nodes_published, Ordering::Relaxed);
+            s.nodes
+                .fetch_add(self.nodes - self.nodes_published, Ordering::Relaxed);
         }
         self.nodes_published = self.nodes;
     }

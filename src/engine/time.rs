@@ -43,7 +43,8 @@ pub struct ManualClock {
 
 impl ManualClock {
     pub fn advance(&self, d: Duration) {
-        self.micros.fetch_add(d.as_micros() as u64, Ordering::SeqCst);
+        self.micros
+            .fetch_add(d.as_micros() as u64, Ordering::SeqCst);
     }
     pub fn set(&self, d: Duration) {
         self.micros.store(d.as_micros() as u64, Ordering::SeqCst);
@@ -63,6 +64,8 @@ pub struct TimeBudget {
     pub soft: Duration,
     /// Stop searching at once after this.
     pub hard: Duration,
+    /// Fixed time per move (`st`, `movetime`): use all of it, no early stop.
+    pub fixed: bool,
 }
 
 /// Computes the budget for a search, or `None` when the search is not timed.
@@ -71,8 +74,14 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
         return None;
     }
     if let Some(mt) = limits.movetime {
-        let t = mt.saturating_sub(config.move_overhead).max(Duration::from_millis(1));
-        return Some(TimeBudget { soft: t, hard: t });
+        let t = mt
+            .saturating_sub(config.move_overhead)
+            .max(Duration::from_millis(1));
+        return Some(TimeBudget {
+            soft: t,
+            hard: t,
+            fixed: true,
+        });
     }
     let c = limits.clock?;
     let usable = c
@@ -110,6 +119,7 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     Some(TimeBudget {
         soft: Duration::from_millis(soft.max(1)),
         hard: Duration::from_millis(hard.max(1)),
+        fixed: false,
     })
 }
 
@@ -155,7 +165,9 @@ mod tests {
 
     #[test]
     fn never_past_time_left_minus_reserve_and_overhead() {
-        for left in [1u64, 10, 50, 100, 500, 1_000, 5_000, 60_000, 600_000, 7_200_000] {
+        for left in [
+            1u64, 10, 50, 100, 500, 1_000, 5_000, 60_000, 600_000, 7_200_000,
+        ] {
             for inc in [0u64, 100, 2_000, 12_000] {
                 for mtg in [None, Some(1), Some(2), Some(5), Some(40)] {
                     for reserve in [0u64, 1, 5] {

@@ -224,7 +224,7 @@ impl TranspositionTable {
     /// Permille of the first 1000 entries used in the current search (UCI hashfull).
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed);
-        let mut used = 0;
+        let mut used = 0u32;
         let mut seen = 0;
         'outer: for b in &self.buckets {
             for e in &b.entries {
@@ -238,11 +238,7 @@ impl TranspositionTable {
                 }
             }
         }
-        if seen == 0 {
-            0
-        } else {
-            used * 1000 / seen
-        }
+        (used * 1000).checked_div(seen).unwrap_or(0)
     }
 }
 
@@ -271,12 +267,27 @@ mod tests {
         let tt = TranspositionTable::new(1 << 16);
         let mate_in_5_from_root = super::super::search::MATE - 5;
         // Stored at ply 3 (mate 2 plies from that node), read back at ply 7.
-        tt.store(42, 3, Move::NULL, mate_in_5_from_root, 0, 4, BOUND_EXACT, false);
+        tt.store(
+            42,
+            3,
+            Move::NULL,
+            mate_in_5_from_root,
+            0,
+            4,
+            BOUND_EXACT,
+            false,
+        );
         assert_eq!(tt.probe(42, 3).unwrap().score, mate_in_5_from_root);
-        assert_eq!(tt.probe(42, 7).unwrap().score, super::super::search::MATE - 9);
+        assert_eq!(
+            tt.probe(42, 7).unwrap().score,
+            super::super::search::MATE - 9
+        );
         let mated = -super::super::search::MATE + 6;
         tt.store(43, 2, Move::NULL, mated, 0, 4, BOUND_EXACT, false);
-        assert_eq!(tt.probe(43, 0).unwrap().score, -super::super::search::MATE + 4);
+        assert_eq!(
+            tt.probe(43, 0).unwrap().score,
+            -super::super::search::MATE + 4
+        );
     }
 
     #[test]

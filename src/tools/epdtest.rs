@@ -71,7 +71,9 @@ pub fn parse_suite(text: &str) -> Result<Vec<TestPosition>, String> {
             let mut best = Vec::new();
             let mut avoid = Vec::new();
             for w in sol.split_whitespace() {
-                let m = board.parse_move(w.trim_end_matches('?')).map_err(|e| format!("line {n}: {e}"))?;
+                let m = board
+                    .parse_move(w.trim_end_matches('?'))
+                    .map_err(|e| format!("line {n}: {e}"))?;
                 if w.ends_with('?') {
                     avoid.push(m);
                 } else {
@@ -79,7 +81,11 @@ pub fn parse_suite(text: &str) -> Result<Vec<TestPosition>, String> {
                 }
             }
             out.push(TestPosition {
-                id: if title.is_empty() { format!("#{}", out.len() + 1) } else { title.clone() },
+                id: if title.is_empty() {
+                    format!("#{}", out.len() + 1)
+                } else {
+                    title.clone()
+                },
                 board,
                 best,
                 avoid,
@@ -102,7 +108,9 @@ pub fn parse_suite(text: &str) -> Result<Vec<TestPosition>, String> {
             return Err(format!("line {n}: position has neither 'bm' nor 'am'"));
         }
         out.push(TestPosition {
-            id: epd.op_str("id").map_or_else(|| format!("#{}", out.len() + 1), str::to_string),
+            id: epd
+                .op_str("id")
+                .map_or_else(|| format!("#{}", out.len() + 1), str::to_string),
             board: epd.board,
             best,
             avoid,
@@ -196,7 +204,11 @@ pub fn run_suite(
             if r.solved { "solved" } else { "MISSED" },
             san,
             want.join(" "),
-            if avoid.is_empty() { String::new() } else { format!(" avoid {}", avoid.join(" ")) },
+            if avoid.is_empty() {
+                String::new()
+            } else {
+                format!(" avoid {}", avoid.join(" "))
+            },
             r.depth,
             r.time.as_secs_f64(),
             r.nodes
@@ -213,7 +225,11 @@ pub fn run_suite(
         total_time.as_secs_f64(),
         total_nodes * 1000 / (total_time.as_millis().max(1) as u64)
     )?;
-    let missed: Vec<&str> = results.iter().filter(|r| !r.solved).map(|r| r.id.as_str()).collect();
+    let missed: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.solved)
+        .map(|r| r.id.as_str())
+        .collect();
     if !missed.is_empty() {
         writeln!(out, "missed: {}", missed.join(" "))?;
     }

@@ -1,1 +1,13 @@
-//! Integration tests.
+//! Integration tests: one binary, so the suite links once. Test data is read from
+//! `../shared/data` relative to the repository root.
+
+mod common;
+
+mod chess_differential;
+mod chess_fuzz;
+mod chess_movegen;
+mod chess_notation;
+mod chess_perft;
+mod chess_pgn;
+mod chess_rules;
+mod engine_search;
