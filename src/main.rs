@@ -118,6 +118,7 @@ fn front_end(first: kibitzer::protocol::Protocol, set: &[String]) -> Result<()> 
     let opts = options(set)?;
     let input = BufReader::new(std::io::stdin());
     let mut session = Session::new(input, output(std::io::stdout()), opts);
+    session.interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
     run(&mut session, first);
     Ok(())
 }

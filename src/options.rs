@@ -431,7 +431,7 @@ pub static TABLE: &[Spec] = &[
     Spec {
         name: "noise",
         aliases: &[],
-        kind: Kind::Int { min: 0, max: 1_000_000_000_000 },
+        kind: Kind::Int { min: 0, max: 2_000_000_000 },
         default: "100000",
         help: "print no console analysis (or whisper/kibitz) until this many nodes are searched",
         fronts: front::NOT_UCI,
@@ -846,6 +846,11 @@ fn parse_bool(text: &str) -> Option<bool> {
     }
 }
 
+/// GUIs keep spin values in 32 bits.
+fn spin(v: i64) -> i64 {
+    v.clamp(i32::MIN as i64, i32::MAX as i64)
+}
+
 /// Makes `Move Overhead`, `move-overhead`, `move.overhead` and `MOVE_OVERHEAD` the same.
 fn normalize(name: &str) -> String {
     name.trim()
@@ -1131,9 +1136,11 @@ impl Options {
                         "option name {name} type check default {}",
                         cur == &Value::Bool(true)
                     ),
-                    Kind::Int { min, max } => {
-                        format!("option name {name} type spin default {cur} min {min} max {max}")
-                    }
+                    Kind::Int { min, max } => format!(
+                        "option name {name} type spin default {cur} min {} max {}",
+                        spin(min),
+                        spin(max)
+                    ),
                     Kind::Size { min, max } => format!(
                         "option name {name} type spin default {} min {} max {}",
                         self.size(s.name) >> 20,
@@ -1195,7 +1202,9 @@ impl Options {
                 let cur = self.value(s.name).expect("declared");
                 match s.kind {
                     Kind::Bool => format!("{name} -check {}", (cur == &Value::Bool(true)) as u8),
-                    Kind::Int { min, max } => format!("{name} -spin {cur} {min} {max}"),
+                    Kind::Int { min, max } => {
+                        format!("{name} -spin {cur} {} {}", spin(min), spin(max))
+                    }
                     Kind::Size { min, max } => format!(
                         "{name} -spin {} {} {}",
                         self.size(s.name) >> 20,

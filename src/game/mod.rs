@@ -156,6 +156,18 @@ pub struct Finished {
     pub from_hook: bool,
 }
 
+/// What the front end knows about the opponent (xboard `name`, `rating`,
+/// `computer`, `ics`; the ICS daemon's game start). Lists and PGN tags use it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Opponent {
+    pub name: String,
+    pub rating: Option<i32>,
+    pub own_rating: Option<i32>,
+    pub computer: bool,
+    /// The server the game is played on (xboard `ics`), empty for none.
+    pub server: String,
+}
+
 type Notify = Arc<dyn Fn() + Send + Sync>;
 type Slot = Arc<Mutex<Option<(u64, SearchResult, bool)>>>;
 
@@ -194,6 +206,7 @@ pub struct Game {
     slot: Slot,
     notify: Option<Notify>,
     applied: (usize, usize, usize),
+    opponent: Opponent,
 }
 
 impl Game {
@@ -238,6 +251,7 @@ impl Game {
             slot: Arc::new(Mutex::new(None)),
             notify: None,
             applied: (hash, threads, hashp),
+            opponent: Opponent::default(),
         };
         g.configure(opts);
         g.clocks.reset(opts.level());
@@ -367,6 +381,14 @@ impl Game {
     /// True when it is the engine's turn in a game that is not over.
     pub fn engine_to_move(&self) -> bool {
         self.result.is_none() && self.engine_side == Some(self.board.side_to_move())
+    }
+
+    pub fn opponent(&self) -> &Opponent {
+        &self.opponent
+    }
+
+    pub fn opponent_mut(&mut self) -> &mut Opponent {
+        &mut self.opponent
     }
 
     pub fn clocks(&self) -> &Clocks {

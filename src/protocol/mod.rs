@@ -85,6 +85,9 @@ pub enum Exit {
 /// One front-end session: input queue, output, options and the game.
 pub struct Session {
     pub out: Output,
+    /// A person types at a terminal: the console shows its prompt from the start
+    /// (a GUI or match runner sees nothing before its first command).
+    pub interactive: bool,
     pub options: Options,
     pub game: Game,
     rx: Receiver<Input>,
@@ -117,6 +120,7 @@ impl Session {
         }));
         Session {
             out,
+            interactive: false,
             options,
             game,
             rx,

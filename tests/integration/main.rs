@@ -11,3 +11,11 @@ mod chess_perft;
 mod chess_pgn;
 mod chess_rules;
 mod engine_search;
+
+mod session;
+
+mod console;
+mod game;
+mod options;
+mod protocol_uci;
+mod protocol_xboard;
