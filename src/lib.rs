@@ -5,6 +5,12 @@
 //!   notation, EPD, PGN, perft.
 //! - `eval`: the handcrafted evaluation and its pawn hash.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
+//! - `game`: the game controller every front end drives (moves, clocks, result,
+//!   engine state, book/tables hooks, resign/draw policy).
+//! - `options`: the one option table with layered sources (file < environment <
+//!   command line < runtime); UCI options, xboard features and help derive from it.
+//! - `format`: Crafty-style analysis text (scores from White, PVs with move numbers).
+//! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
 pub mod chess;

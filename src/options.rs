@@ -442,7 +442,7 @@ pub static TABLE: &[Spec] = &[
         aliases: &[],
         kind: Kind::Bool,
         default: "on",
-        help: "show the time used after each engine move",
+        help: "show both clocks after each engine move",
         fronts: front::LOCAL,
         uci_name: None,
     },

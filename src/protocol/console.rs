@@ -171,6 +171,14 @@ fn play_finished(s: &mut Session, f: crate::game::Finished) {
             san, offer_draw, ..
         } => {
             s.emit(&format!("{}({number}): {san}", side.name()));
+            if s.options.bool("display.time") {
+                let c = s.game.clocks();
+                s.emit(&format!(
+                    "clock: White {}  Black {}",
+                    crate::format::time(c.left(crate::chess::Color::White)),
+                    crate::format::time(c.left(crate::chess::Color::Black))
+                ));
+            }
             if offer_draw {
                 s.emit("kibitzer offers a draw");
             }

@@ -17,5 +17,6 @@ mod session;
 mod console;
 mod game;
 mod options;
+mod protocol_fuzz;
 mod protocol_uci;
 mod protocol_xboard;
