@@ -606,7 +606,8 @@ impl Game {
         let mut l = SearchLimits {
             depth: self.sd,
             nodes: self.sn,
-            game_ply: self.board.ply_count() as u32 + 2 * (self.start.fullmove_number() as u32 - 1),
+            game_ply: 2 * (self.board.fullmove_number() as u32).saturating_sub(1)
+                + (self.board.side_to_move() == Color::Black) as u32,
             ..Default::default()
         };
         if let Some(st) = self.st {

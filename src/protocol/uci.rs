@@ -14,7 +14,7 @@
 use super::{emit, split_command, Exit, Input, Output, Protocol, Session};
 use crate::chess::{Board, Color};
 use crate::engine::{Bound, ClockLimits, EventSink, SearchEvent, SearchInfo, SearchLimits};
-use crate::game::Finished;
+use crate::game::{EngineState, Finished};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -116,32 +116,55 @@ fn report(s: &mut Session, f: Finished) {
     s.emit(&line);
 }
 
+/// Loop state: a search that ended while the GUI still waits for `ponderhit` or
+/// `stop` (a ponder search or `go infinite` that stopped by itself, e.g. on a single
+/// legal move) keeps its `bestmove` until then, as the protocol requires.
+#[derive(Default)]
+pub struct State {
+    held: Option<Finished>,
+    /// The current search is `go infinite`.
+    infinite: bool,
+}
+
 /// Stops a running search, waits for it and sends its `bestmove` (every `go` gets one).
-fn finish_running(s: &mut Session) {
+fn finish_running(s: &mut Session, st: &mut State) {
+    if let Some(f) = st.held.take() {
+        report(s, f);
+    }
     if let Some(f) = s.game.stop_and_wait() {
         report(s, f);
     }
 }
 
+fn collect(s: &mut Session, st: &mut State) {
+    if let Some(f) = s.game.take_finished() {
+        if f.state == EngineState::Pondering || (f.state == EngineState::Thinking && st.infinite) {
+            st.held = Some(f);
+        } else {
+            report(s, f);
+        }
+    }
+}
+
 /// Runs the UCI loop until `quit` or the end of input.
 pub fn run(s: &mut Session) -> Exit {
+    let mut st = State::default();
     loop {
         match s.next_input() {
             Input::Eof => {
                 // Input ended (a script piped in): finish a search that ends by
                 // itself, stop the others, and report either way.
+                if let Some(f) = st.held.take() {
+                    report(s, f);
+                }
                 if let Some(f) = s.game.wait_finished() {
                     report(s, f);
                 }
                 return Exit::Quit;
             }
-            Input::Wake => {
-                if let Some(f) = s.game.take_finished() {
-                    report(s, f);
-                }
-            }
+            Input::Wake => collect(s, &mut st),
             Input::Line(line) => {
-                if let Some(exit) = command(s, &line) {
+                if let Some(exit) = command(s, &mut st, &line) {
                     return exit;
                 }
             }
@@ -150,7 +173,7 @@ pub fn run(s: &mut Session) -> Exit {
 }
 
 /// Handles one UCI command; `Some` ends the loop.
-pub fn command(s: &mut Session, line: &str) -> Option<Exit> {
+pub fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
     let (cmd, rest) = split_command(line);
     match cmd {
         "" => {}
@@ -166,20 +189,28 @@ pub fn command(s: &mut Session, line: &str) -> Option<Exit> {
         "debug" | "register" => {}
         "setoption" => setoption(s, rest),
         "ucinewgame" => {
-            finish_running(s);
+            finish_running(s, st);
             s.game.new_game();
             s.game.set_engine_side(None);
         }
         "position" => {
-            finish_running(s);
+            finish_running(s, st);
             position(s, rest);
         }
         "go" => {
-            finish_running(s);
-            go(s, rest);
+            finish_running(s, st);
+            st.infinite = go(s, rest);
         }
-        "stop" => s.game.stop(),
-        "ponderhit" => s.game.ponderhit(),
+        // Stopping takes a moment (the search looks at the flag every few thousand
+        // nodes); waiting for it here keeps the order of bestmove lines simple.
+        "stop" => finish_running(s, st),
+        "ponderhit" => {
+            st.infinite = false;
+            match st.held.take() {
+                Some(f) => report(s, f),
+                None => s.game.ponderhit(),
+            }
+        }
         "quit" => {
             s.game.abort_search();
             return Some(Exit::Quit);
@@ -271,7 +302,8 @@ fn position(s: &mut Session, rest: &str) {
 pub fn parse_go(board: &Board, rest: &str) -> Result<SearchLimits, String> {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut l = SearchLimits {
-        game_ply: board.ply_count() as u32 + 2 * (board.fullmove_number() as u32).saturating_sub(1),
+        game_ply: 2 * (board.fullmove_number() as u32).saturating_sub(1)
+            + (board.side_to_move() == Color::Black) as u32,
         ..Default::default()
     };
     let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0i64, 0i64, None);
@@ -338,7 +370,8 @@ pub fn parse_go(board: &Board, rest: &str) -> Result<SearchLimits, String> {
     Ok(l)
 }
 
-fn go(s: &mut Session, rest: &str) {
+/// Starts the search; returns whether it is `go infinite`.
+fn go(s: &mut Session, rest: &str) -> bool {
     let limits = match parse_go(s.game.board(), rest) {
         Ok(l) => l,
         Err(e) => {
@@ -358,6 +391,8 @@ fn go(s: &mut Session, rest: &str) {
             }
         }
     }
+    let infinite = limits.infinite;
     let sink = sink(&s.out, s.game.board());
     s.game.think_with(limits, sink, true);
+    infinite
 }

@@ -322,6 +322,32 @@ fn ponder_waits_for_ponderhit_then_answers() {
 }
 
 #[test]
+fn a_ponder_search_that_ends_early_still_waits_for_ponderhit() {
+    let mut d = Driver::start(Protocol::Uci);
+    // One legal move (Kg8): a timed search ends at once, but not before ponderhit.
+    d.send("position fen 7k/8/6K1/8/8/8/8/R7 b - - 0 1");
+    d.send("go ponder wtime 10000 btime 10000");
+    d.expect_prefix("info depth 1 ");
+    d.expect_none_for(
+        Duration::from_millis(200),
+        "bestmove while pondering",
+        |l| l.starts_with("bestmove"),
+    );
+    d.send("ponderhit");
+    assert!(bestmove(&mut d).starts_with("bestmove h8g8"));
+    // The same with stop.
+    d.send("go ponder wtime 10000 btime 10000");
+    d.expect_prefix("info depth 1 ");
+    d.expect_none_for(
+        Duration::from_millis(100),
+        "bestmove while pondering",
+        |l| l.starts_with("bestmove"),
+    );
+    d.send("stop");
+    assert!(bestmove(&mut d).starts_with("bestmove h8g8"));
+}
+
+#[test]
 fn stop_while_pondering_gives_a_bestmove() {
     let mut d = Driver::start(Protocol::Uci);
     d.send("position startpos moves d2d4");
