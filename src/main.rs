@@ -54,6 +54,16 @@ enum Command {
     Bench {
         /// Depth (default: the depth the committed signature was made with).
         depth: Option<i32>,
+        /// Measure speed with this many threads instead (fixed time per position;
+        /// node counts then vary from run to run).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// With --threads: milliseconds per position.
+        #[arg(long, default_value_t = 2000)]
+        movetime: u64,
+        /// With --threads: number of positions.
+        #[arg(long, default_value_t = 12)]
+        positions: usize,
     },
     /// Run a test suite (EPD `bm`/`am`/`id`, or Crafty's title/setboard/solution).
     Test {
@@ -166,9 +176,24 @@ fn main() -> Result<()> {
             };
             kibitzer::tools::perft::run_perft(&mut board, depth, divide, &mut out)?;
         }
-        Command::Bench { depth } => {
-            let depth = depth.unwrap_or(kibitzer::engine::bench::BENCH_DEPTH);
-            kibitzer::engine::bench::run_bench(depth, &mut out)?;
+        Command::Bench {
+            depth,
+            threads,
+            movetime,
+            positions,
+        } => {
+            if let Some(t) = threads {
+                kibitzer::engine::bench::run_smp_bench(
+                    t,
+                    std::time::Duration::from_millis(movetime),
+                    positions,
+                    64,
+                    &mut out,
+                )?;
+            } else {
+                let depth = depth.unwrap_or(kibitzer::engine::bench::BENCH_DEPTH);
+                kibitzer::engine::bench::run_bench(depth, &mut out)?;
+            }
         }
         Command::Test {
             file,

@@ -38,3 +38,48 @@ pub fn run_bench(depth: i32, out: &mut dyn Write) -> std::io::Result<(u64, u64)>
     writeln!(out, "{total} nodes {nps} nps")?;
     Ok((total, nps))
 }
+
+/// Speed with several threads: the first `positions` bench positions, each searched
+/// for `movetime` with `threads` threads and a `hash_mb` table cleared before each.
+/// Returns (total nodes, nodes per second, average completed depth). Node counts with
+/// more than one thread vary from run to run.
+pub fn run_smp_bench(
+    threads: usize,
+    movetime: std::time::Duration,
+    positions: usize,
+    hash_mb: usize,
+    out: &mut dyn Write,
+) -> std::io::Result<(u64, u64, f64)> {
+    let engine = EngineHandle::new(hash_mb << 20, threads);
+    let config = SearchConfig {
+        move_overhead: std::time::Duration::ZERO,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let mut total = 0u64;
+    let mut depths = 0i64;
+    let n = positions.clamp(1, BENCH_FENS.len());
+    for (i, fen) in BENCH_FENS.iter().take(n).enumerate() {
+        let board = Board::from_fen(fen).expect("bench positions are valid");
+        engine.new_game();
+        let r = engine.search_sync(&board, SearchLimits::movetime(movetime), config.clone());
+        writeln!(
+            out,
+            "position {:2}: {:>10} nodes  depth {:2}  best {}",
+            i + 1,
+            r.nodes,
+            r.depth,
+            r.best
+        )?;
+        total += r.nodes;
+        depths += r.depth as i64;
+    }
+    let ms = start.elapsed().as_millis().max(1) as u64;
+    let nps = total * 1000 / ms;
+    let avg_depth = depths as f64 / n as f64;
+    writeln!(
+        out,
+        "{threads} threads: {total} nodes {nps} nps, average depth {avg_depth:.2}"
+    )?;
+    Ok((total, nps, avg_depth))
+}
