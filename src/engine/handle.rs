@@ -66,6 +66,7 @@ impl EngineHandle {
         self.wait();
         let inner = Arc::clone(&self.inner);
         inner.shared.stop.store(false, Ordering::SeqCst);
+        inner.shared.abort.store(false, Ordering::SeqCst);
         inner
             .shared
             .pondering
@@ -87,6 +88,7 @@ impl EngineHandle {
     /// Asks the running search to stop; `Done` follows shortly.
     pub fn stop(&self) {
         self.inner.shared.pondering.store(false, Ordering::SeqCst);
+        self.inner.shared.abort.store(true, Ordering::SeqCst);
         self.inner.shared.stop.store(true, Ordering::SeqCst);
     }
 
@@ -170,15 +172,16 @@ impl EngineHandle {
             .len()
     }
 
-    /// Resizes the transposition table (clears it).
-    pub fn set_hash(&self, bytes: usize) {
+    /// Resizes the transposition table (clears it). Returns the size actually
+    /// allocated, smaller than asked when the memory is not available.
+    pub fn set_hash(&self, bytes: usize) -> usize {
         self.stop();
         self.wait();
         self.inner
             .tt
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .resize(bytes);
+            .resize(bytes)
     }
 
     pub fn hash_bytes(&self) -> usize {
@@ -331,8 +334,10 @@ fn run_search(
                 .collect();
             let main_result = main.iterative_deepening();
             // Pondering or infinite analysis: the answer waits for stop/ponderhit.
+            // The search may have ended by itself (depth, mate, a single reply); the
+            // answer still waits until the front end says stop or ponderhit.
             while (limits.infinite || inner.shared.pondering.load(Ordering::SeqCst))
-                && !inner.shared.stop.load(Ordering::SeqCst)
+                && !inner.shared.abort.load(Ordering::SeqCst)
             {
                 std::thread::sleep(std::time::Duration::from_millis(1));
             }

@@ -31,7 +31,11 @@ const STACK_OFFSET: usize = 4;
 
 /// State shared by all threads of one engine.
 pub struct Shared {
+    /// Set to end the search (by the engine itself or from outside).
     pub stop: AtomicBool,
+    /// Set only from outside (`EngineHandle::stop`): also ends a finished ponder or
+    /// infinite search that is waiting to report.
+    pub abort: AtomicBool,
     /// True while the search is a ponder search (no time limits yet).
     pub pondering: AtomicBool,
     /// Nodes of all threads (published every few thousand nodes).
@@ -42,6 +46,7 @@ impl Default for Shared {
     fn default() -> Self {
         Shared {
             stop: AtomicBool::new(false),
+            abort: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
         }
@@ -488,11 +493,11 @@ impl Worker {
                         break;
                     }
                 }
-                if timed_single {
+                let pondering = self.shared().pondering.load(Ordering::Relaxed);
+                if timed_single && !pondering {
                     self.stop_all();
                     break;
                 }
-                let pondering = self.shared().pondering.load(Ordering::Relaxed);
                 if let (Some(b), false) = (self.budget.filter(|b| !b.fixed), pondering) {
                     let scale = soft_scale(best_changes, drop, stable);
                     let soft = Duration::from_micros((b.soft.as_micros() as u64) * scale / 100)
@@ -573,11 +578,11 @@ impl Worker {
         if self.stopped {
             return 0;
         }
-        if pv_node {
-            self.pv_len[ply] = ply;
-            if ply as i32 > self.seldepth {
-                self.seldepth = ply as i32;
-            }
+        // Every node starts with an empty PV, so a parent never copies a stale line
+        // from an earlier sibling searched with a null window.
+        self.pv_len[ply] = ply;
+        if pv_node && ply as i32 > self.seldepth {
+            self.seldepth = ply as i32;
         }
         let in_check = self.board.in_check();
         if !root {
@@ -1113,11 +1118,9 @@ impl Worker {
         if self.stopped {
             return 0;
         }
-        if pv_node {
-            self.pv_len[ply] = ply;
-            if ply as i32 > self.seldepth {
-                self.seldepth = ply as i32;
-            }
+        self.pv_len[ply] = ply;
+        if pv_node && ply as i32 > self.seldepth {
+            self.seldepth = ply as i32;
         }
         if self.board.is_repetition(self.root_ply) || self.board.is_insufficient_material() {
             return self.draw_score(ply);

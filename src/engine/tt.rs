@@ -106,11 +106,17 @@ impl TranspositionTable {
         t
     }
 
-    pub fn resize(&mut self, bytes: usize) {
+    /// Resizes (and clears) the table to at most `bytes`; when that much memory
+    /// cannot be had, halves the size until it can. Returns the size in bytes.
+    pub fn resize(&mut self, bytes: usize) -> usize {
         let n = (bytes / std::mem::size_of::<Bucket>()).max(1);
-        let n = 1usize << (usize::BITS - 1 - n.leading_zeros());
+        let mut n = 1usize << (usize::BITS - 1 - n.leading_zeros());
         self.buckets = Vec::new();
+        while n > 1 && self.buckets.try_reserve_exact(n).is_err() {
+            n /= 2;
+        }
         self.buckets.resize_with(n, Bucket::default);
+        self.size_bytes()
     }
 
     pub fn size_bytes(&self) -> usize {
