@@ -19,7 +19,7 @@ pub mod zobrist;
 pub use bitboard::Bitboard;
 pub use board::{Board, START_FEN};
 pub use fen::FenError;
-pub use movegen::GenType;
+pub use movegen::{CheckInfo, GenType};
 pub use moves::{Move, MoveList};
 pub use notation::MoveError;
 pub use types::{CastleRights, Color, File, Piece, PieceType, Rank, Square};

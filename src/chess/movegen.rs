@@ -14,6 +14,14 @@ use super::types::*;
 const FILE_A: Bitboard = Bitboard::file(File::A);
 const FILE_H: Bitboard = Bitboard::file(File::H);
 
+/// Precomputed check data of a position (see `Board::check_info`).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckInfo {
+    ksq: Square,
+    squares: [Bitboard; 6],
+    discoverers: Bitboard,
+}
+
 /// Which moves to generate.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum GenType {
@@ -390,6 +398,48 @@ impl Board {
             }
         }
         !self.pinned.contains(from) || line(ksq, from).contains(to)
+    }
+
+    /// What `gives_check_fast` needs, computed once per position: the squares from
+    /// which each piece type would attack the enemy king, and our pieces that shield
+    /// the enemy king from one of our sliders (moving them off the line checks).
+    pub fn check_info(&self) -> CheckInfo {
+        let us = self.side;
+        let ksq = self.king_sq[(!us).index()];
+        let occ = self.occupied();
+        let b = bishop_attacks(ksq, occ);
+        let r = rook_attacks(ksq, occ);
+        CheckInfo {
+            ksq,
+            squares: [
+                pawn_attacks(!us, ksq),
+                knight_attacks(ksq),
+                b,
+                r,
+                b | r,
+                Bitboard::EMPTY,
+            ],
+            discoverers: self.blockers_for(ksq, us) & self.colors[us.index()],
+        }
+    }
+
+    /// `gives_check` with precomputed `CheckInfo`: a table lookup for ordinary
+    /// moves; castling, en passant and promotions take the full path.
+    #[inline]
+    pub fn gives_check_fast(&self, ci: &CheckInfo, m: Move) -> bool {
+        if m.is_castle() || m.is_promotion() || m.is_en_passant() {
+            return self.gives_check(m);
+        }
+        let from = m.from();
+        let to = m.to();
+        let Some(piece) = self.mailbox[from.index()] else {
+            return false;
+        };
+        if ci.squares[piece.kind().index()].contains(to) {
+            return true;
+        }
+        // Leaving the line between our slider and their king discovers a check.
+        ci.discoverers.contains(from) && !line(from, ci.ksq).contains(to)
     }
 
     /// Does the legal move `m` give check? Computed from the position after the move

@@ -769,6 +769,7 @@ impl Worker {
             2
         };
         let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
+        let check_info = self.board.check_info();
         let prev_capture_to = self.stack[si - 1].capture_to;
 
         loop {
@@ -791,7 +792,7 @@ impl Worker {
             }
             let is_capture = m.is_capture();
             let quiet = m.is_quiet();
-            let gives_check = self.board.gives_check(m);
+            let gives_check = self.board.gives_check_fast(&check_info, m);
             let moving = self.board.piece_at(m.from());
             let cur = moving.map_or(CONT_NONE, |p| cont_idx(p, m.to()));
             let hist_score = if quiet {
@@ -1201,10 +1202,14 @@ impl Worker {
         let mut best_move = Move::NULL;
         let mut searched = 0;
         let futility_base = if in_check { NO_EVAL } else { static_eval + 180 };
+        let check_info = self.board.check_info();
         while let Some(m) = picker.next(&self.board, &self.hist) {
             if !in_check && best > -MATE_IN_MAX {
                 // Delta pruning: even winning the piece cannot reach alpha.
-                if m.is_capture() && !m.is_promotion() && !self.board.gives_check(m) {
+                if m.is_capture()
+                    && !m.is_promotion()
+                    && !self.board.gives_check_fast(&check_info, m)
+                {
                     let victim = if m.is_en_passant() {
                         PieceType::Pawn
                     } else {
@@ -1259,7 +1264,7 @@ impl Worker {
             self.board
                 .generate_moves(crate::chess::GenType::Quiets, &mut quiets);
             for &m in quiets.iter() {
-                if !self.board.gives_check(m) || !self.board.see_ge(m, 0) {
+                if !self.board.gives_check_fast(&check_info, m) || !self.board.see_ge(m, 0) {
                     continue;
                 }
                 let cur = self

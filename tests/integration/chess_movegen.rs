@@ -259,8 +259,15 @@ fn gives_check_agrees_with_make_move() {
     let mut moves = 0;
     for mut b in positions {
         let list = b.legal_moves();
+        let ci = b.check_info();
         for &m in list.iter() {
             let predicted = b.gives_check(m);
+            assert_eq!(
+                predicted,
+                b.gives_check_fast(&ci, m),
+                "fast path: {} {m}",
+                b.to_fen()
+            );
             b.make_move(m);
             let actual = b.in_check();
             b.unmake_move();
