@@ -591,6 +591,13 @@ impl BookKeeper {
         self.notes.push(text);
     }
 
+    /// A move at `ply` is being chosen: what was recorded at this ply or later
+    /// belongs to a line that was taken back or to an earlier game.
+    fn forget_from(&mut self, ply: usize) {
+        self.played.retain(|p| p.ply < ply);
+        self.searches.retain(|s| s.ply < ply);
+    }
+
     fn reset_game(&mut self) {
         self.played.clear();
         self.searches.clear();
@@ -668,6 +675,7 @@ impl BookHook for BookKeeper {
             return BookAnswer::Out;
         }
         let ply = board.ply_count();
+        self.forget_from(ply);
         let key = polyglot_key(board);
         if sel.search {
             let moves: Vec<Move> = sel.kept().iter().map(|c| c.mv).collect();
@@ -703,6 +711,7 @@ impl BookHook for BookKeeper {
 
     fn after_search(&mut self, board: &Board, r: &SearchResult) {
         let ply = board.ply_count();
+        self.forget_from(ply);
         let prev = self.searches.iter().rev().find(|s| s.ply < ply).copied();
         self.searches.push(Searched {
             ply,
@@ -714,7 +723,10 @@ impl BookHook for BookKeeper {
             return;
         }
         if let Some(p) = prev {
-            if p.score - r.score >= self.config.trigger && p.score > self.config.cutoff {
+            if p.score - r.score >= self.config.trigger
+                && p.score > self.config.cutoff
+                && self.pending.len() < 1000
+            {
                 self.pending.push((
                     PositionEntry {
                         key: board.key(),
