@@ -5,6 +5,9 @@
 //!   notation, EPD, PGN, perft.
 //! - `eval`: the handcrafted evaluation and its pawn hash.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
+//! - `book`: the opening book (format, `book create`, steering book, Polyglot, move
+//!   choice) and `BookKeeper`, the game controller's book hook.
+//! - `learn`: book, position and result learning, `.lrn` records, crash-safe files.
 //! - `game`: the game controller every front end drives (moves, clocks, result,
 //!   engine state, book/tables hooks, resign/draw policy).
 //! - `options`: the one option table with layered sources (file < environment <
@@ -13,11 +16,13 @@
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
+pub mod book;
 pub mod chess;
 pub mod engine;
 pub mod eval;
 pub mod format;
 pub mod game;
+pub mod learn;
 pub mod options;
 pub mod protocol;
 pub mod tools;

@@ -107,6 +107,115 @@ enum Command {
         #[arg(long, default_value_t = 2.0)]
         seconds: f64,
     },
+    /// The opening book: create, export, show, time lookups.
+    Book {
+        #[command(subcommand)]
+        action: BookAction,
+    },
+    /// The steering book.
+    Books {
+        #[command(subcommand)]
+        action: BooksAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum BookAction {
+    /// Build a book from the first MAXPLY plies of every game of a PGN file.
+    Create {
+        pgn: std::path::PathBuf,
+        maxply: u32,
+        /// Drop moves played in fewer games.
+        #[arg(default_value_t = 1)]
+        minplay: u32,
+        /// Drop moves whose wins fall short of this percentage of their losses.
+        #[arg(default_value_t = 0)]
+        wpct: u32,
+        /// The book file to write.
+        #[arg(long, short, default_value = "book.bin")]
+        out: std::path::PathBuf,
+        /// Memory for counting before sorted runs go to disk, in MB.
+        #[arg(long, default_value_t = 256)]
+        memory: usize,
+    },
+    /// Write a book as a Polyglot book.
+    Export {
+        book: std::path::PathBuf,
+        out: std::path::PathBuf,
+    },
+    /// The book moves of a position (the start position if no FEN), with the numbers
+    /// the choice uses.
+    Show {
+        /// The book directory (book.bin, books.bin, learning files).
+        dir: std::path::PathBuf,
+        fen: Vec<String>,
+        /// A Polyglot book as another source.
+        #[arg(long)]
+        polyglot: Option<std::path::PathBuf>,
+        /// A Crafty book.bin as another source.
+        #[arg(long)]
+        crafty: Option<std::path::PathBuf>,
+    },
+    /// Time lookups: every position of the first plies of the games of a PGN file.
+    Bench {
+        book: std::path::PathBuf,
+        pgn: std::path::PathBuf,
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        #[arg(long, default_value_t = 30)]
+        plies: usize,
+    },
+    /// Test helper: write books and learning files in DIR in a loop until killed.
+    #[command(hide = true)]
+    Torture { dir: std::path::PathBuf, seed: u64 },
+}
+
+#[derive(Subcommand)]
+enum BooksAction {
+    /// Build the steering book (`!`, `?`, `{play nn%}`) from a PGN file.
+    Create {
+        pgn: std::path::PathBuf,
+        maxply: u32,
+        #[arg(long, short, default_value = "books.bin")]
+        out: std::path::PathBuf,
+    },
+}
+
+/// `kibitzer book create` / `books create` with a progress line on a terminal.
+fn create(
+    pgn: &std::path::Path,
+    out: &std::path::Path,
+    opts: &kibitzer::book::CreateOptions,
+) -> Result<()> {
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut err = std::io::stderr();
+    let mut skipped = 0u64;
+    let r = kibitzer::book::create_book_from_file(
+        pgn,
+        out,
+        opts,
+        &mut |p| {
+            if tty {
+                let _ = write!(err, "\r{}\x1b[K", p.line());
+                let _ = err.flush();
+            }
+        },
+        &mut |s| {
+            skipped += 1;
+            if tty {
+                eprint!("\r\x1b[K");
+            }
+            eprintln!("skipped game {}: {}", s.game, s.reason);
+        },
+    );
+    if tty {
+        eprintln!();
+    }
+    let r = r?;
+    for l in r.summary(out) {
+        println!("{l}");
+    }
+    Ok(())
 }
 
 /// The option table with the environment and the command line applied.
@@ -303,7 +412,72 @@ fn main() -> Result<()> {
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;
         }
+        Command::Book { action } => book(action, &cli.set, &mut out)?,
+        Command::Books {
+            action: BooksAction::Create { pgn, maxply, out },
+        } => create(&pgn, &out, &kibitzer::book::CreateOptions::steering(maxply))?,
     }
     out.flush()?;
+    Ok(())
+}
+
+fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> {
+    use kibitzer::book::{BookConfig, BookFile, BookKeeper, CreateOptions};
+    match action {
+        BookAction::Create {
+            pgn,
+            maxply,
+            minplay,
+            wpct,
+            out: file,
+            memory,
+        } => {
+            let mut opts = CreateOptions::book(maxply, minplay, wpct);
+            opts.memory = memory.max(1) << 20;
+            create(&pgn, &file, &opts)?;
+        }
+        BookAction::Export { book, out: file } => {
+            let b = BookFile::open(&book)?;
+            let n = kibitzer::book::polyglot::export(&b, &file)?;
+            writeln!(out, "{}: {n} Polyglot entries", file.display())?;
+        }
+        BookAction::Show {
+            dir,
+            fen,
+            polyglot,
+            crafty,
+        } => {
+            let opts = options(set)?;
+            let mut config = BookConfig::from_options(&opts);
+            config.dir = Some(dir);
+            config.polyglot = polyglot.or(config.polyglot);
+            config.crafty = crafty.or(config.crafty);
+            let mut k = BookKeeper::open(config);
+            for n in kibitzer::game::BookHook::take_notes(&mut k) {
+                writeln!(out, "{n}")?;
+            }
+            let board = if fen.is_empty() {
+                Board::startpos()
+            } else {
+                Board::from_fen(&fen.join(" "))?
+            };
+            for l in k.show(&board, Default::default()) {
+                writeln!(out, "{l}")?;
+            }
+        }
+        BookAction::Bench {
+            book,
+            pgn,
+            games,
+            plies,
+        } => {
+            let b = BookFile::open(&book)?;
+            let f = std::fs::File::open(&pgn)
+                .with_context(|| format!("cannot open {}", pgn.display()))?;
+            let r = kibitzer::book::tools::bench_lookups(&b, BufReader::new(f), games, plies);
+            writeln!(out, "{r}")?;
+        }
+        BookAction::Torture { dir, seed } => kibitzer::book::tools::torture(&dir, seed)?,
+    }
     Ok(())
 }

@@ -1,14 +1,83 @@
-//! The hooks a game consults besides the search: an opening book and endgame tables
-//! (filled by later issues; none by default), and the resign/draw policy with a
-//! default that follows Crafty (`resign N`, `drawscore`).
+//! The hooks a game consults besides the search: an opening book (which also learns
+//! from the game: `book::BookKeeper`) and endgame tables, and the resign/draw policy
+//! with a default that follows Crafty (`resign N`, `drawscore`).
 
-use crate::chess::{Board, Move};
+use super::{GameResult, Opponent, PlayedMove};
+use crate::chess::{Board, Color, Move};
+use crate::engine::SearchResult;
 use crate::options::Options;
 
+/// What the book says about a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BookAnswer {
+    /// Play this move.
+    Play(Move),
+    /// `book random 0`: search these moves briefly (a tenth of the normal time) and
+    /// play the best of them.
+    Search(Vec<Move>),
+    /// Not a book position: go on to the tables and the search.
+    Out,
+}
+
+/// Per-call overrides of the book's width and randomness (the policy's choice per
+/// opponent class).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BookOverride {
+    pub width: Option<usize>,
+    pub random: Option<u8>,
+}
+
+/// A game that has ended, as learning sees it.
+pub struct GameOver<'a> {
+    pub start: &'a Board,
+    pub moves: &'a [PlayedMove],
+    pub result: &'a GameResult,
+    /// The side the engine played.
+    pub engine: Color,
+    pub opponent: &'a Opponent,
+}
+
 /// An opening book: a move for this position, or `None` to go on to the tables and
-/// the search.
+/// the search. The other methods have do-nothing defaults; a learning book uses them
+/// to follow the game.
 pub trait BookHook: Send {
     fn probe(&mut self, board: &Board) -> Option<Move>;
+
+    /// The answer for the engine's move, with the policy's overrides (defaults to
+    /// `probe`).
+    fn answer(&mut self, board: &Board, _over: BookOverride) -> BookAnswer {
+        match self.probe(board) {
+            Some(m) => BookAnswer::Play(m),
+            None => BookAnswer::Out,
+        }
+    }
+
+    /// Positions to store in the transposition table before a search of `board`
+    /// (position learning): `(key, score for the side to move, depth)`.
+    fn preload(&mut self, _board: &Board) -> &[(u64, i32, i32)] {
+        &[]
+    }
+
+    /// The engine is about to play the result of its own search (not a book or
+    /// tables move) in `board`.
+    fn after_search(&mut self, _board: &Board, _result: &SearchResult) {}
+
+    /// The game has a result (called once per game, if the engine played in it).
+    fn game_over(&mut self, _game: &GameOver<'_>) {}
+
+    /// A new game starts.
+    fn new_game(&mut self) {}
+
+    /// Messages for the operator (book moves considered, learning done, files set
+    /// aside).
+    fn take_notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Access to the concrete book (front ends' `book` commands).
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
 }
 
 /// Endgame tables at the root: the move to play with its score (side to move,
@@ -29,6 +98,11 @@ pub trait Policy: Send {
     /// True to offer a draw along with the move just found.
     fn offer_draw(&mut self, _scores: &[i32]) -> bool {
         false
+    }
+    /// Book width and randomness for this opponent (per-class policy); none by
+    /// default.
+    fn book_override(&mut self, _opponent: &Opponent) -> BookOverride {
+        BookOverride::default()
     }
 }
 

@@ -16,7 +16,7 @@ pub mod clock;
 pub mod hooks;
 
 pub use clock::Clocks;
-pub use hooks::{BookHook, DefaultPolicy, Policy, TablesHook};
+pub use hooks::{BookAnswer, BookHook, BookOverride, DefaultPolicy, GameOver, Policy, TablesHook};
 
 use crate::chess::{Board, Color, Move, MoveError};
 use crate::engine::time::{Clock, SystemClock};
@@ -207,6 +207,14 @@ pub struct Game {
     notify: Option<Notify>,
     applied: (usize, usize, usize),
     opponent: Opponent,
+    /// The running search only chooses among book moves (`book random 0`).
+    book_search: bool,
+    /// The search just collected came from a hook or a book search (not learned from).
+    last_hooked: bool,
+    /// The book hook was told about this game's result.
+    result_reported: bool,
+    /// Score of the engine move being made (`engine_move` -> `make_move`).
+    move_score: Option<i32>,
 }
 
 impl Game {
@@ -252,6 +260,10 @@ impl Game {
             notify: None,
             applied: (hash, threads, hashp),
             opponent: Opponent::default(),
+            book_search: false,
+            last_hooked: false,
+            result_reported: false,
+            move_score: None,
         };
         g.configure(opts);
         g.clocks.reset(opts.level());
@@ -315,6 +327,11 @@ impl Game {
 
     pub fn set_book(&mut self, book: Option<Box<dyn BookHook>>) {
         self.book = book;
+    }
+
+    /// The book hook, if any (for front ends' `book` commands and its messages).
+    pub fn book_mut(&mut self) -> Option<&mut (dyn BookHook + 'static)> {
+        self.book.as_deref_mut()
     }
 
     pub fn set_tables(&mut self, tables: Option<Box<dyn TablesHook>>) {
@@ -439,6 +456,9 @@ impl Game {
     pub fn new_game(&mut self) {
         self.abort_search();
         self.engine.new_game();
+        if let Some(b) = self.book.as_mut() {
+            b.new_game();
+        }
         self.set_position(Board::startpos());
         self.engine_side = Some(Color::Black);
         self.scores.clear();
@@ -460,6 +480,7 @@ impl Game {
         self.expected_reply = None;
         self.ponder_override = None;
         self.result = self.detect_result();
+        self.result_reported = self.result.is_some();
         let side = self.board.side_to_move();
         if self.clocks.running().is_some() {
             self.clocks.start(side);
@@ -493,10 +514,38 @@ impl Game {
             san,
             side,
             time,
-            score: None,
+            score: self.move_score.take(),
         });
         self.result = self.detect_result();
+        self.report_result();
         Ok(())
+    }
+
+    /// Tells the book hook (learning) about the result, once per game, when the
+    /// engine played in the game.
+    fn report_result(&mut self) {
+        if self.result_reported {
+            return;
+        }
+        let (Some(result), Some(book)) = (self.result.as_ref(), self.book.as_mut()) else {
+            return;
+        };
+        let Some(engine) = self
+            .moves
+            .iter()
+            .find(|m| m.score.is_some())
+            .map(|m| m.side)
+        else {
+            return;
+        };
+        self.result_reported = true;
+        book.game_over(&GameOver {
+            start: &self.start,
+            moves: &self.moves,
+            result,
+            engine,
+            opponent: &self.opponent,
+        });
     }
 
     /// The opponent (or the user) moves. A ponder search on this move goes on as a
@@ -586,6 +635,7 @@ impl Game {
             outcome,
             reason: reason.to_string(),
         });
+        self.report_result();
     }
 
     /// Clears a result set from outside, keeping what the position decides.
@@ -681,23 +731,49 @@ impl Game {
             None
         };
         let plain = !pondering && !limits.infinite && limits.searchmoves.is_empty();
+        let mut limits = limits;
+        self.book_search = false;
         if hooks && plain && self.board.has_legal_move() {
-            if let Some(mv) = self.book.as_mut().and_then(|b| b.probe(&self.board)) {
-                if self.board.is_legal(mv) {
+            let over = self.policy.book_override(&self.opponent);
+            let answer = self
+                .book
+                .as_mut()
+                .map_or(BookAnswer::Out, |b| b.answer(&self.board, over));
+            match answer {
+                BookAnswer::Play(mv) if self.board.is_legal(mv) => {
                     self.finish_from_hook(sink, mv, 0);
                     return;
                 }
+                BookAnswer::Search(moves) => {
+                    let moves: Vec<Move> = moves
+                        .into_iter()
+                        .filter(|&m| self.board.is_legal(m))
+                        .collect();
+                    if moves.len() == 1 {
+                        self.finish_from_hook(sink, moves[0], 0);
+                        return;
+                    }
+                    if !moves.is_empty() {
+                        limits = book_search_limits(limits, moves);
+                        self.book_search = true;
+                    }
+                }
+                _ => {}
             }
-            if let Some((mv, score)) = self.tables.as_mut().and_then(|t| t.probe_root(&self.board))
-            {
-                if self.board.is_legal(mv) {
-                    self.finish_from_hook(sink, mv, score);
-                    return;
+            if !self.book_search {
+                if let Some((mv, score)) =
+                    self.tables.as_mut().and_then(|t| t.probe_root(&self.board))
+                {
+                    if self.board.is_legal(mv) {
+                        self.finish_from_hook(sink, mv, score);
+                        return;
+                    }
                 }
             }
         }
         self.bounded = !limits.infinite;
         let wrapped = self.wrap_sink(sink);
+        preload(&mut self.book, &self.engine, &self.board);
         self.engine
             .go(&self.board, limits, self.config.clone(), wrapped);
     }
@@ -743,6 +819,8 @@ impl Game {
         self.state = EngineState::Pondering;
         self.bounded = true;
         self.pondering_on = Some(mv);
+        self.book_search = false;
+        preload(&mut self.book, &self.engine, &b);
         self.engine.go(&b, limits, self.config.clone(), wrapped);
         Some(mv)
     }
@@ -776,6 +854,8 @@ impl Game {
             EngineState::Analysing
         };
         self.pondering_on = None;
+        self.book_search = false;
+        preload(&mut self.book, &self.engine, &self.board);
         self.engine
             .go(&self.board, limits, self.config.clone(), wrapped);
     }
@@ -798,6 +878,8 @@ impl Game {
         if state == EngineState::Thinking {
             self.last_score = Some(result.score);
         }
+        self.last_hooked = from_hook || self.book_search;
+        self.book_search = false;
         Some(Finished {
             state,
             result,
@@ -834,22 +916,30 @@ impl Game {
         if r.best.is_null() || !self.board.is_legal(r.best) {
             if self.result.is_none() {
                 self.result = self.detect_result();
+                self.report_result();
             }
             return EngineAction::None;
         }
         let side = self.board.side_to_move();
         self.scores.push(r.score);
         self.last_score = Some(r.score);
+        if !std::mem::take(&mut self.last_hooked) {
+            if let Some(b) = self.book.as_mut() {
+                b.after_search(&self.board, r);
+            }
+        }
         if self.policy.resign(&self.scores) {
             self.abort_search();
             self.result = Some(GameResult {
                 outcome: Outcome::win_for(!side),
                 reason: format!("{} resigns", side.name()),
             });
+            self.report_result();
             return EngineAction::Resign;
         }
         let offer_draw = self.policy.offer_draw(&self.scores);
         let san = self.board.san(r.best);
+        self.move_score = Some(r.score);
         self.make_move(r.best).expect("checked legal");
         if let Some(m) = self.moves.last_mut() {
             m.score = Some(r.score);
@@ -893,6 +983,31 @@ impl Game {
     pub fn time_control(&self) -> TimeControl {
         self.clocks.time_control()
     }
+}
+
+/// Position learning: the book hook's positions go into the transposition table
+/// before a search starts (and so before its helper threads).
+fn preload(book: &mut Option<Box<dyn BookHook>>, engine: &EngineHandle, board: &Board) {
+    if let Some(b) = book.as_mut() {
+        let entries = b.preload(board);
+        if !entries.is_empty() {
+            engine.preload(entries);
+        }
+    }
+}
+
+/// `book random 0`: the book's candidates searched for about a tenth of the time a
+/// normal search would take.
+fn book_search_limits(mut l: SearchLimits, moves: Vec<Move>) -> SearchLimits {
+    const MIN: Duration = Duration::from_millis(20);
+    if let Some(t) = l.movetime {
+        l.movetime = Some((t / 10).max(MIN));
+    } else if let Some(c) = l.clock.take() {
+        let per_move = c.time_left / c.moves_to_go.unwrap_or(30).max(1) + c.increment;
+        l.movetime = Some((per_move / 10).max(MIN).min(c.time_left / 4));
+    }
+    l.searchmoves = moves;
+    l
 }
 
 impl Drop for Game {

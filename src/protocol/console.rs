@@ -2,8 +2,10 @@
 //! `White(1): ` prompt, moves in SAN or coordinates (the engine answers for the other
 //! side), `go`/`move`, `new`, `setboard`, `display`, `score`, `help`, `analyze`,
 //! `back`, `history`, `info`, `perft`, `ponder on|off|<move>`, `level`, `time`,
-//! `extensions`, `evaluation`, `quit`/`end`, and every option of the table as `name
-//! value` or `name=value` (`hash=64M`, `mt=2`, `sd 8`, `noise 0`). `xboard` or
+//! `extensions`, `evaluation`, the book and learning commands (`book create`, `books
+//! create`, `book width|random|on|off|polyglot|export`, `bookw`, `show book`, `learn`,
+//! `import`), `quit`/`end`, and every option of the table as `name value` or
+//! `name=value` (`hash=64M`, `mt=2`, `sd 8`, `noise 0`). `xboard` or
 //! `protover` switches to xboard, `uci` to UCI, so GUIs and match runners can start
 //! the plain binary.
 //!
@@ -67,6 +69,38 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "show or set asymmetry, bscale, kscale, tropism, pscale, ppscale",
     ),
     (
+        "book create <pgn> <maxply> [minplay] [wpct]",
+        "build book.bin in bookpath from the first maxply plies of every game",
+    ),
+    (
+        "books create <pgn> <maxply>",
+        "build the steering book books.bin (!, ?, {play nn%})",
+    ),
+    (
+        "book width <n> | random <0-4> | on | off",
+        "how many ranked book moves to keep; how to choose; use the book or not",
+    ),
+    (
+        "book polyglot|crafty <file> | export <file>",
+        "use a Polyglot or Crafty book as another source; write ours as a Polyglot book",
+    ),
+    (
+        "bookw freq|ratio|eval|learn <0..1>",
+        "weights of the book move ranking",
+    ),
+    (
+        "show book",
+        "every book move of this position with its numbers",
+    ),
+    (
+        "learn <n>",
+        "learning bits: 1 book, 2 position, 4 result (7 all, 0 off)",
+    ),
+    (
+        "import <file> [clear]",
+        "read a book.lrn or position.lrn file into the learning files",
+    ),
+    (
         "<option> <value> | <option>=<value>",
         "set any option (help lists them)",
     ),
@@ -101,11 +135,16 @@ fn silent_sink() -> EventSink {
 
 struct State {
     analyze: bool,
+    /// "No book" was said.
+    said_no_book: bool,
 }
 
 /// Runs the console until `quit`/`end`, the end of input, or a protocol switch.
 pub fn run(s: &mut Session) -> Exit {
-    let mut st = State { analyze: false };
+    let mut st = State {
+        analyze: false,
+        said_no_book: false,
+    };
     let mut first = true;
     if s.interactive {
         prompt(s);
@@ -160,13 +199,25 @@ fn finished(s: &mut Session, st: &mut State) {
     prompt(s);
 }
 
+/// Shows what the book had to say (moves considered, learning, files).
+fn book_notes(s: &mut Session) {
+    let mut notes = std::mem::take(&mut s.book_notes);
+    if let Some(b) = s.game.book_mut() {
+        notes.extend(b.take_notes());
+    }
+    emit_all(&s.out, &notes);
+}
+
 fn play_finished(s: &mut Session, f: crate::game::Finished) {
     let side = s.game.side_to_move();
     let number = s.game.move_number();
     if let Some(e) = &f.result.error {
         s.emit(&format!("search error: {e}"));
     }
-    match s.game.engine_move(&f.result) {
+    book_notes(s);
+    let action = s.game.engine_move(&f.result);
+    book_notes(s);
+    match action {
         EngineAction::Move {
             san, offer_draw, ..
         } => {
@@ -197,7 +248,13 @@ fn play_finished(s: &mut Session, f: crate::game::Finished) {
     }
 }
 
-fn think(s: &mut Session) {
+fn think(s: &mut Session, st: &mut State) {
+    if !st.said_no_book {
+        st.said_no_book = true;
+        if s.game.book_mut().is_none() {
+            s.emit("no opening book (set bookpath, or `book create <pgn> <maxply>`): playing from move 1");
+        }
+    }
     if s.game.result().is_some() {
         if let Some(r) = s.game.result() {
             s.emit(&format!("game over: {r}"));
@@ -223,6 +280,7 @@ fn set_option(s: &mut Session, name: &str, value: &str) -> bool {
                 if let Some(v) = s.options.value(spec.name) {
                     s.emit(&format!("{} {v}", spec.name));
                 }
+                book_notes(s);
             }
             true
         }
@@ -260,7 +318,7 @@ fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
             s.game.abort_search();
             let side = s.game.side_to_move();
             s.game.set_engine_side(Some(side));
-            think(s);
+            think(s, st);
         }
         "new" => {
             st.analyze = false;
@@ -347,6 +405,26 @@ fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
             }
         }
         "extensions" | "evaluation" => group(s, cmd, rest),
+        "book" => book_command(s, rest),
+        "books" => match split_command(rest) {
+            ("create", args) => book_create(s, args, true),
+            _ => s.emit("books: expected `books create <pgn> <maxply>`"),
+        },
+        "bookw" => bookw(s, rest),
+        "show" => match rest {
+            "book" => {
+                let b = s.game.board().clone();
+                let lines = match crate::book::keeper::keeper(&mut s.game) {
+                    Some(k) => k.show(&b, Default::default()),
+                    None => vec![
+                        "no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into(),
+                    ],
+                };
+                emit_all(&s.out, &lines);
+            }
+            _ => s.emit("show: expected `show book`"),
+        },
+        "import" => import(s, rest),
         "xboard" | "protover" => return Some(Exit::Switch(Protocol::Xboard, line.to_string())),
         "uci" => return Some(Exit::Switch(Protocol::Uci, line.to_string())),
         _ => {
@@ -396,15 +474,250 @@ fn user_move(s: &mut Session, st: &mut State, text: &str) {
             }
             if let Some(r) = s.game.result() {
                 s.emit(&r.to_string());
+                book_notes(s);
                 return;
             }
             // The engine answers for the other side.
             let side = s.game.side_to_move();
             s.game.set_engine_side(Some(side));
-            think(s);
+            think(s, st);
         }
         Err(e) => s.emit(&e.to_string()),
     }
+}
+
+/// The book directory (`bookpath`), or the current directory (then made the
+/// `bookpath`) when none is set.
+fn book_dir(s: &mut Session) -> std::path::PathBuf {
+    let dir = s.options.str("bookpath").trim().to_string();
+    if dir.is_empty() {
+        set_option(s, "bookpath", ".");
+        std::path::PathBuf::from(".")
+    } else {
+        std::path::PathBuf::from(dir)
+    }
+}
+
+/// Re-reads the book files after they changed.
+fn reload_book(s: &mut Session) {
+    match crate::book::keeper::keeper(&mut s.game) {
+        Some(k) => k.reload(),
+        None => {
+            let notes = crate::book::install(&mut s.game, &s.options);
+            s.book_notes.extend(notes);
+        }
+    }
+    book_notes(s);
+}
+
+fn book_command(s: &mut Session, rest: &str) {
+    let (sub, args) = split_command(rest);
+    match sub {
+        "create" => book_create(s, args, false),
+        "width" => {
+            set_option(s, "book.width", args);
+        }
+        "random" => {
+            set_option(s, "book.random", args);
+        }
+        "on" | "off" => {
+            set_option(s, "ownbook", sub);
+        }
+        "polyglot" => {
+            set_option(s, "book.polyglot", args);
+        }
+        "crafty" => {
+            set_option(s, "book.crafty", args);
+        }
+        "export" => {
+            if args.is_empty() {
+                s.emit("book export: expected a file name for the Polyglot book");
+                return;
+            }
+            let msg = match crate::book::keeper::keeper(&mut s.game).and_then(|k| k.main_book()) {
+                Some(b) => match crate::book::polyglot::export(b, std::path::Path::new(args)) {
+                    Ok(n) => format!("{args}: {n} Polyglot entries written"),
+                    Err(e) => format!("book export: {e}"),
+                },
+                None => "book export: no book loaded".into(),
+            };
+            s.emit(&msg);
+        }
+        "" => {
+            let lines = match crate::book::keeper::keeper(&mut s.game) {
+                Some(k) => book_info(k),
+                None => {
+                    vec!["no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into()]
+                }
+            };
+            emit_all(&s.out, &lines);
+        }
+        _ => s.emit(&format!(
+            "book: unknown '{sub}'; expected create, width, random, on, off, polyglot, crafty or export"
+        )),
+    }
+}
+
+fn book_info(k: &crate::book::BookKeeper) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in [k.main_book(), k.steering_book()].into_iter().flatten() {
+        let h = b.header();
+        out.push(format!(
+            "{} {}: {} positions, {} moves from {} games (max ply {}, min played {}, wpct {})",
+            crate::book::keeper::kind_name(b.kind()),
+            b.path().display(),
+            h.positions,
+            h.moves,
+            h.games,
+            h.max_ply,
+            h.min_played,
+            h.wpct
+        ));
+    }
+    if let Some(l) = k.learner() {
+        out.push(format!(
+            "learning in {}: {} book moves learned, {} positions",
+            l.dir().display(),
+            l.overlay().len(),
+            l.positions().len()
+        ));
+    }
+    if out.is_empty() {
+        out.push("no book loaded".into());
+    }
+    out
+}
+
+fn book_create(s: &mut Session, args: &str, steering: bool) {
+    use crate::book::{create_book_from_file, CreateOptions};
+    let w: Vec<&str> = args.split_whitespace().collect();
+    let usage = if steering {
+        "books create <pgn> <maxply>"
+    } else {
+        "book create <pgn> <maxply> [minplay] [wpct]"
+    };
+    let num = |i: usize, default: u32| -> Option<u32> {
+        match w.get(i) {
+            Some(t) => t.parse().ok(),
+            None => Some(default),
+        }
+    };
+    let (Some(pgn), Some(max_ply), Some(min_played), Some(wpct)) =
+        (w.first(), num(1, 0), num(2, 1), num(3, 0))
+    else {
+        s.emit(&format!("expected `{usage}`"));
+        return;
+    };
+    if max_ply == 0 || w.len() > if steering { 2 } else { 4 } {
+        s.emit(&format!("expected `{usage}` (maxply at least 1)"));
+        return;
+    }
+    let opts = if steering {
+        CreateOptions::steering(max_ply)
+    } else {
+        CreateOptions::book(max_ply, min_played, wpct)
+    };
+    let dir = book_dir(s);
+    let out = dir.join(if steering {
+        crate::book::STEERING_FILE
+    } else {
+        crate::book::BOOK_FILE
+    });
+    let o = std::sync::Arc::clone(&s.out);
+    let mut last = std::time::Instant::now();
+    let mut skipped = 0usize;
+    let o2 = std::sync::Arc::clone(&s.out);
+    let r = create_book_from_file(
+        std::path::Path::new(pgn),
+        &out,
+        &opts,
+        &mut |p| {
+            if last.elapsed() >= std::time::Duration::from_secs(5) {
+                last = std::time::Instant::now();
+                super::emit(&o, &p.line());
+            }
+        },
+        &mut |sk| {
+            skipped += 1;
+            if skipped <= 20 {
+                super::emit(&o2, &format!("skipped game {}: {}", sk.game, sk.reason));
+            } else if skipped == 21 {
+                super::emit(&o2, "(more skipped games are only counted)");
+            }
+        },
+    );
+    match r {
+        Ok(rep) => {
+            emit_all(&s.out, &rep.summary(&out));
+            reload_book(s);
+        }
+        Err(e) => s.emit(&format!(
+            "{}: {e}",
+            if steering {
+                "books create"
+            } else {
+                "book create"
+            }
+        )),
+    }
+}
+
+/// `bookw freq 0.7`: weights are fractions at the console, percentages in the table.
+fn bookw(s: &mut Session, rest: &str) {
+    let (which, value) = split_command(rest);
+    if !matches!(which, "freq" | "ratio" | "eval" | "learn") {
+        s.emit("bookw: expected freq, ratio, eval or learn and a weight 0..1");
+        return;
+    }
+    let name = format!("bookw.{which}");
+    if value.is_empty() {
+        let pct = s.options.int(&name);
+        s.emit(&format!("bookw {which} {:.2}", pct as f64 / 100.0));
+        return;
+    }
+    match value.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => {
+            set_option(s, &name, &format!("{}", (v * 100.0).round() as i64));
+        }
+        _ => s.emit(&format!("bookw {which}: '{value}' is not a weight in 0..1")),
+    }
+}
+
+/// `import <file> [clear]`.
+fn import(s: &mut Session, rest: &str) {
+    let (file, opt) = split_command(rest);
+    if file.is_empty() || !(opt.is_empty() || opt == "clear") {
+        s.emit("import: expected `import <file> [clear]`");
+        return;
+    }
+    if crate::book::keeper::keeper(&mut s.game).is_none() {
+        book_dir(s);
+        reload_book(s);
+    }
+    let msg = match crate::book::keeper::keeper(&mut s.game) {
+        Some(k) => match k.import(std::path::Path::new(file), opt == "clear") {
+            Ok(r) => {
+                let mut m = format!(
+                    "{file}: {} book records ({} changes), {} positions imported{}",
+                    r.book_records,
+                    r.deltas,
+                    r.position_records,
+                    if opt == "clear" {
+                        " (earlier learning cleared)"
+                    } else {
+                        ""
+                    }
+                );
+                for p in r.problems.iter().take(10) {
+                    m.push_str(&format!("\n  {p}"));
+                }
+                m
+            }
+            Err(e) => format!("import: {e}"),
+        },
+        None => "import: no book directory to learn into (set bookpath)".into(),
+    };
+    emit_all(&s.out, &msg.lines().map(String::from).collect::<Vec<_>>());
 }
 
 fn ponder(s: &mut Session, rest: &str) {

@@ -93,6 +93,8 @@ pub struct Session {
     rx: Receiver<Input>,
     tx: Sender<Input>,
     pending: std::collections::VecDeque<Input>,
+    /// Book messages (loading problems, book moves, learning) for the console.
+    pub book_notes: Vec<String>,
 }
 
 impl Session {
@@ -111,6 +113,7 @@ impl Session {
         let (tx, rx) = channel();
         spawn_reader(input, tx.clone());
         let mut game = Game::with_clock(&options, clock);
+        let book_notes = crate::book::install(&mut game, &options);
         let wake = Mutex::new(tx.clone());
         game.set_notify(Arc::new(move || {
             let _ = wake
@@ -126,6 +129,7 @@ impl Session {
             rx,
             tx,
             pending: Default::default(),
+            book_notes,
         }
     }
 
@@ -154,6 +158,13 @@ impl Session {
     /// Applies the options to the game after a change.
     pub fn apply_options(&mut self) {
         self.game.configure(&self.options);
+        let notes = crate::book::install(&mut self.game, &self.options);
+        self.book_notes.extend(notes);
+        // Only the console shows them; keep the newest for the others.
+        let n = self.book_notes.len();
+        if n > 100 {
+            self.book_notes.drain(..n - 100);
+        }
     }
 }
 

@@ -20,3 +20,6 @@ mod options;
 mod protocol_fuzz;
 mod protocol_uci;
 mod protocol_xboard;
+
+mod book;
+mod learn;
