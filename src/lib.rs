@@ -4,6 +4,8 @@
 //! - `chess`: types, bitboards, attack tables, board, move generation, SEE, FEN,
 //!   notation, EPD, PGN, perft.
 //! - `eval`: the handcrafted evaluation and its pawn hash.
+//! - `egtb`: optional Syzygy endgame tables behind a trait (WDL in the search, DTZ at
+//!   the root, the verdict for the resign/draw policy); none configured, none probed.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
 //! - `game`: the game controller every front end drives (moves, clocks, result,
 //!   engine state, book/tables hooks, resign/draw policy).
@@ -14,6 +16,7 @@
 //! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
 pub mod chess;
+pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod format;

@@ -1,7 +1,7 @@
 //! The Crafty-style console (minimal; the Console issue completes it): the
 //! `White(1): ` prompt, moves in SAN or coordinates (the engine answers for the other
 //! side), `go`/`move`, `new`, `setboard`, `display`, `score`, `help`, `analyze`,
-//! `back`, `history`, `info`, `perft`, `ponder on|off|<move>`, `level`, `time`,
+//! `back`, `history`, `info`, `egtb`, `perft`, `ponder on|off|<move>`, `level`, `time`,
 //! `extensions`, `evaluation`, `quit`/`end`, and every option of the table as `name
 //! value` or `name=value` (`hash=64M`, `mt=2`, `sd 8`, `noise 0`). `xboard` or
 //! `protover` switches to xboard, `uci` to UCI, so GUIs and match runners can start
@@ -41,6 +41,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "info",
         "every setting with its value and where it came from",
+    ),
+    (
+        "egtb",
+        "the endgame tables found (egtpath/tbpath) and the largest complete set",
     ),
     (
         "perft <depth>",
@@ -138,6 +142,7 @@ pub fn run(s: &mut Session) -> Exit {
                     return Exit::Switch(Protocol::Xboard, line);
                 }
                 first = false;
+                s.flush_notes();
                 if let Some(exit) = command(s, &mut st, &line) {
                     return exit;
                 }
@@ -317,6 +322,10 @@ fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
         }
         "info" => {
             let l = s.options.help_lines();
+            emit_all(&s.out, &l);
+        }
+        "egtb" => {
+            let l = s.game.tables_report();
             emit_all(&s.out, &l);
         }
         "help" => help(s, rest),
