@@ -4,6 +4,8 @@
 //! - `chess`: types, bitboards, attack tables, board, move generation, SEE, FEN,
 //!   notation, EPD, PGN, perft.
 //! - `eval`: the handcrafted evaluation and its pawn hash.
+//! - `egtb`: optional Syzygy endgame tables behind a trait (WDL in the search, DTZ at
+//!   the root, the verdict for the resign/draw policy); none configured, none probed.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
 //! - `book`: the opening book (format, `book create`, steering book, Polyglot, move
 //!   choice) and `BookKeeper`, the game controller's book hook.
@@ -18,6 +20,7 @@
 
 pub mod book;
 pub mod chess;
+pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod format;

@@ -13,6 +13,7 @@ use super::search::{Shared, ThreadResult, Worker};
 use super::time::{allocate, Clock, SystemClock};
 use super::tt::TranspositionTable;
 use crate::chess::{Board, Move};
+use crate::egtb::Tablebase;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, RwLock};
@@ -27,6 +28,8 @@ struct Inner {
     shared: Arc<Shared>,
     clock: Arc<dyn Clock>,
     pawn_hash: Mutex<usize>,
+    /// Endgame tables the searches probe (none by default).
+    tables: Mutex<Option<Arc<dyn Tablebase>>>,
 }
 
 /// Handle to one engine instance.
@@ -54,6 +57,7 @@ impl EngineHandle {
                 shared: Arc::new(Shared::default()),
                 clock,
                 pawn_hash: Mutex::new(DEFAULT_PAWN_HASH),
+                tables: Mutex::new(None),
             }),
             thread: Mutex::new(None),
         }
@@ -72,6 +76,7 @@ impl EngineHandle {
             .pondering
             .store(limits.ponder, Ordering::SeqCst);
         inner.shared.nodes.store(0, Ordering::SeqCst);
+        inner.shared.tb_hits.store(0, Ordering::SeqCst);
         let start = inner.clock.now();
         let board = board.clone();
         let handle = std::thread::Builder::new()
@@ -212,6 +217,23 @@ impl EngineHandle {
         }
     }
 
+    /// Endgame tables for the searches from the next one on (`None`: no probes, the
+    /// search is exactly what it is without tables).
+    pub fn set_tablebases(&self, tables: Option<Arc<dyn Tablebase>>) {
+        self.stop();
+        self.wait();
+        *self.inner.tables.lock().unwrap_or_else(|e| e.into_inner()) = tables;
+    }
+
+    /// The endgame tables the searches probe, if any.
+    pub fn tablebases(&self) -> Option<Arc<dyn Tablebase>> {
+        self.inner
+            .tables
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// Stores positions with known scores in the table before a search (position
     /// learning): `(key, score from the side to move, depth)`.
     pub fn preload(&self, entries: &[(u64, i32, i32)]) {
@@ -297,9 +319,15 @@ fn run_search(
     let tt = inner.tt.read().unwrap_or_else(|e| e.into_inner());
     tt.new_search();
     let budget = allocate(limits, config);
+    let tables = inner
+        .tables
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
 
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
         for w in workers.iter_mut() {
+            w.set_tablebase(tables.clone());
             w.prepare(
                 board,
                 limits,

@@ -151,6 +151,13 @@ pub struct SearchConfig {
     pub eval: EvalParams,
     /// Search quiet checking moves at the first quiescence ply.
     pub qsearch_checks: bool,
+    /// Endgame tables: probe positions with at most this many pieces (0: never),
+    /// UCI `SyzygyProbeLimit`.
+    pub tb_probe_limit: u32,
+    /// Endgame tables: probe positions with as many pieces as the largest tables only
+    /// this deep or deeper (UCI `SyzygyProbeDepth`); fewer pieces are probed at any
+    /// depth.
+    pub tb_probe_depth: i32,
 }
 
 impl Default for SearchConfig {
@@ -166,6 +173,8 @@ impl Default for SearchConfig {
             smp_min_depth: 1,
             eval: EvalParams::default(),
             qsearch_checks: true,
+            tb_probe_limit: 7,
+            tb_probe_depth: 1,
         }
     }
 }

@@ -16,6 +16,7 @@ use super::movepick::{cont_idx, ContIdx, Histories, MovePicker, CONT_NONE};
 use super::time::{soft_scale, Clock, TimeBudget};
 use super::tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use crate::chess::{Board, Color, Move, MoveList, PieceType, Rank};
+use crate::egtb::{Tablebase, Wdl};
 use crate::eval::{Evaluator, PIECE_VALUES};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -25,6 +26,9 @@ pub const MATE: i32 = 32000;
 pub const MATE_IN_MAX: i32 = MATE - 1000;
 pub const INF: i32 = 32001;
 pub const MAX_PLY: usize = 120;
+/// A table win `ply` plies from the root scores `TB_WIN - ply`: above every
+/// evaluation, below every mate score (the search still looks for the mate).
+pub const TB_WIN: i32 = MATE_IN_MAX - 1;
 const NO_EVAL: i32 = -INF;
 /// Frames below ply 0, so `si - 4` is always a valid stack index.
 const STACK_OFFSET: usize = 4;
@@ -40,6 +44,8 @@ pub struct Shared {
     pub pondering: AtomicBool,
     /// Nodes of all threads (published every few thousand nodes).
     pub nodes: AtomicU64,
+    /// Endgame table probes that answered (all threads).
+    pub tb_hits: AtomicU64,
 }
 
 impl Default for Shared {
@@ -49,6 +55,7 @@ impl Default for Shared {
             abort: AtomicBool::new(false),
             pondering: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
+            tb_hits: AtomicU64::new(0),
         }
     }
 }
@@ -168,6 +175,8 @@ pub struct Worker {
     shared: Option<Arc<Shared>>,
     sink: Option<EventSink>,
     tt_ptr: *const TranspositionTable,
+    /// Endgame tables (none: no probes at all; see `set_tablebase`).
+    tb: Option<Arc<dyn Tablebase>>,
 }
 
 // SAFETY: `tt_ptr` points to the table owned by the engine handle, which holds a read
@@ -203,7 +212,13 @@ impl Worker {
             shared: None,
             sink: None,
             tt_ptr: std::ptr::null(),
+            tb: None,
         }
+    }
+
+    /// Endgame tables for the searches from now on (`None`: no probes).
+    pub fn set_tablebase(&mut self, tb: Option<Arc<dyn Tablebase>>) {
+        self.tb = tb;
     }
 
     /// Clears everything learned from earlier games (histories, pawn hash).
@@ -280,6 +295,59 @@ impl Worker {
                 });
             }
         }
+        self.filter_root_moves_by_tables();
+    }
+
+    /// egtb: at a table position only the root moves that keep the table result
+    /// under the 50-move rule (given the halfmove clock) are searched, fastest
+    /// conversion first; the search chooses among them. Nothing changes without
+    /// tables, outside them, or when none of the moves to search would be kept.
+    fn filter_root_moves_by_tables(&mut self) {
+        let Some(tb) = self.tb.clone() else {
+            return;
+        };
+        let limit = self.config.tb_probe_limit;
+        let Some(ranking) = crate::egtb::rank_root(&*tb, &mut self.board, limit) else {
+            return;
+        };
+        if self.id == 0 {
+            self.shared()
+                .tb_hits
+                .fetch_add(ranking.probes, Ordering::Relaxed);
+        }
+        if self.root_moves.iter().any(|rm| ranking.keeps(rm.mv)) {
+            self.root_moves.retain(|rm| ranking.keeps(rm.mv));
+            self.root_moves
+                .sort_by_key(|rm| std::cmp::Reverse(ranking.rank_of(rm.mv)));
+        }
+    }
+
+    /// egtb: the WDL probe of a node reached by a capture or pawn move (so the
+    /// table's verdict, cursed and blessed included, is exact for the 50-move rule),
+    /// without castling rights, within the piece limit and, at the largest tables'
+    /// piece count, the probe depth. Returns the score and its bound: a win is a lower
+    /// bound, a loss an upper bound (the actual mate may still be found); cursed wins
+    /// and blessed losses are near-draws.
+    fn probe_tables(&self, depth: i32, ply: usize) -> Option<(i32, u8)> {
+        let tb = self.tb.as_deref()?;
+        if self.board.halfmove_clock() != 0 {
+            return None;
+        }
+        let pieces = self.board.occupied().count();
+        let cardinality = self.config.tb_probe_limit.min(tb.max_pieces());
+        if pieces > cardinality || (pieces == cardinality && depth < self.config.tb_probe_depth) {
+            return None;
+        }
+        let wdl = tb.probe_wdl(&self.board)?;
+        self.shared().tb_hits.fetch_add(1, Ordering::Relaxed);
+        let draw = self.draw_score(ply);
+        Some(match wdl {
+            Wdl::Win => (TB_WIN - ply as i32, BOUND_LOWER),
+            Wdl::CursedWin => (draw + 1, BOUND_EXACT),
+            Wdl::Draw => (draw, BOUND_EXACT),
+            Wdl::BlessedLoss => (draw - 1, BOUND_EXACT),
+            Wdl::Loss => (-TB_WIN + ply as i32, BOUND_UPPER),
+        })
     }
 
     /// Releases per-search references.
@@ -317,7 +385,7 @@ impl Worker {
             nodes: self.total_nodes(),
             time: self.elapsed(),
             hashfull: self.tt().hashfull(),
-            tb_hits: 0,
+            tb_hits: self.shared().tb_hits.load(Ordering::Relaxed),
             pv: rm.pv.clone(),
             root_side: self.board.side_to_move(),
         }
@@ -650,6 +718,29 @@ impl Worker {
                 }
                 if self.board.halfmove_clock() < 90 {
                     return h.score;
+                }
+            }
+        }
+
+        // egtb: endgame table probe below the root (see `probe_tables`). A bound that
+        // does not cut limits what this node may return (PV nodes search on).
+        let (mut tb_floor, mut tb_cap) = (-INF, INF);
+        if !root && excluded.is_null() && self.tb.is_some() {
+            if let Some((v, bound)) = self.probe_tables(depth, ply) {
+                if bound == BOUND_EXACT
+                    || (bound == BOUND_LOWER && v >= beta)
+                    || (bound == BOUND_UPPER && v <= alpha)
+                {
+                    let d = (depth + 6).min(MAX_PLY as i32 - 1);
+                    self.tt()
+                        .store(key, ply, Move::NULL, v, NO_EVAL, d, bound, tt_pv);
+                    return v;
+                }
+                if pv_node && bound == BOUND_LOWER {
+                    tb_floor = v;
+                    alpha = alpha.max(v);
+                } else if pv_node {
+                    tb_cap = v;
                 }
             }
         }
@@ -1087,6 +1178,9 @@ impl Worker {
                 }
             }
         }
+
+        // egtb: keep the result within the table's bound.
+        best = best.max(tb_floor).min(tb_cap);
 
         if excluded.is_null() && !(root && self.pv_idx > 0) {
             let bound = if best >= beta {

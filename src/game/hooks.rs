@@ -1,9 +1,12 @@
 //! The hooks a game consults besides the search: an opening book (which also learns
-//! from the game: `book::BookKeeper`) and endgame tables, and the resign/draw policy
-//! with a default that follows Crafty (`resign N`, `drawscore`).
+//! from the game: `book::BookKeeper`) and endgame tables (`tables::SyzygyHook` once
+//! `egtpath` is set), and the resign/draw policy with a default that follows Crafty
+//! (`resign N`, `drawscore`) and, in table positions, the tables' `TablePolicy`
+//! (`egtresign`, `egthard`, `egtdraw`).
 
 use super::{GameResult, Opponent, PlayedMove};
 use crate::chess::{Board, Color, Move};
+use crate::egtb::{Outcome, Verdict};
 use crate::engine::SearchResult;
 use crate::options::Options;
 
@@ -81,9 +84,18 @@ pub trait BookHook: Send {
 }
 
 /// Endgame tables at the root: the move to play with its score (side to move,
-/// centipawns or a mate score), or `None`.
+/// centipawns or a mate score), or `None` to let the search choose (the search itself
+/// keeps to the moves that keep the table result when the engine has the tables).
 pub trait TablesHook: Send {
     fn probe_root(&mut self, board: &Board) -> Option<(Move, i32)>;
+    /// What the tables say about `board` (the engine to move), for the policy.
+    fn verdict(&mut self, _board: &Board) -> Option<Verdict> {
+        None
+    }
+    /// Called with every option change.
+    fn configure(&mut self, _opts: &Options) {}
+    /// The opponent of the game, before each `probe_root`.
+    fn set_opponent(&mut self, _opponent: &Opponent) {}
 }
 
 /// When the engine gives up, offers or accepts a draw. Scores are the engine's own
@@ -104,12 +116,49 @@ pub trait Policy: Send {
     fn book_override(&mut self, _opponent: &Opponent) -> BookOverride {
         BookOverride::default()
     }
+    /// In a table position (engine to move): resign? Replaces `resign` there; by
+    /// default the game's table policy decides.
+    fn resign_by_tables(
+        &mut self,
+        verdict: &Verdict,
+        opponent: &Opponent,
+        tables: &TablePolicy,
+    ) -> bool {
+        tables.resign(verdict, opponent)
+    }
+    /// In a table position: offer a draw with the move? Replaces `offer_draw` there.
+    fn offer_draw_by_tables(&mut self, verdict: &Verdict, tables: &mut TablePolicy) -> bool {
+        tables.offer_draw(verdict)
+    }
+    /// In a table position the opponent offers a draw: accept? Replaces
+    /// `accept_draw` there.
+    fn accept_draw_by_tables(&mut self, verdict: &Verdict, tables: &TablePolicy) -> bool {
+        tables.accept_draw(verdict)
+    }
+}
+
+/// When a table-lost position is resigned (`egtresign`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableResign {
+    Never,
+    /// Except against a human in an ending of `TablePolicy::hard_endings`.
+    Easy,
+    Always,
+}
+
+/// `KBNvK`, `kbnk`, `KBN v K` all become `KBNK`.
+fn ending_key(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_ascii_alphabetic() && *c != 'v' && *c != 'V')
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
 }
 
 /// Crafty's policy: resign when the score has stayed below `-resign` pawns for
 /// `resign_count` moves in a row (never when `resign` is 0); accept a draw when the
 /// score is not above the draw score; offer one when the search has seen exactly the
-/// draw score (a forced draw) for five moves in a row.
+/// draw score (a forced draw) for five moves in a row. In table positions it follows
+/// the game's `TablePolicy`.
 #[derive(Clone, Debug)]
 pub struct DefaultPolicy {
     /// Pawns; 0 = never resign.
@@ -126,6 +175,91 @@ impl Default for DefaultPolicy {
             resign_count: 5,
             draw_score: 0,
         }
+    }
+}
+
+/// What the tables' verdict does in a game, from the options: a lost position is
+/// resigned at once (when `resign` is not 0, as `egtresign` says: by default not
+/// against a human who still has to win one of the `egthard` endings); a drawn one is
+/// offered as a draw (`egtdraw`) on entering it and every tenth move after; an offered
+/// draw is accepted unless the tables say won.
+#[derive(Clone, Debug)]
+pub struct TablePolicy {
+    /// Pawns (`resign`); 0 = never resign.
+    pub resign: i32,
+    pub table_resign: TableResign,
+    /// Endings (winner first, `KBNvK`) a human may not know how to win.
+    pub hard_endings: Vec<String>,
+    pub draw_offer: bool,
+    /// Engine moves in a row in a table-drawn position.
+    drawn_moves: usize,
+}
+
+impl Default for TablePolicy {
+    fn default() -> Self {
+        TablePolicy {
+            resign: 9,
+            table_resign: TableResign::Easy,
+            hard_endings: ["KBNvK", "KQvKR"].iter().map(|s| s.to_string()).collect(),
+            draw_offer: true,
+            drawn_moves: 0,
+        }
+    }
+}
+
+impl TablePolicy {
+    pub fn configure(&mut self, opts: &Options) {
+        self.resign = opts.int("resign") as i32;
+        self.table_resign = match opts.text("egtresign").as_str() {
+            "never" => TableResign::Never,
+            "always" => TableResign::Always,
+            _ => TableResign::Easy,
+        };
+        self.hard_endings = opts
+            .str("egthard")
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        self.draw_offer = opts.bool("egtdraw");
+    }
+
+    /// True when `ending` (winner first) is one of the hard endings.
+    pub fn is_hard(&self, ending: &str) -> bool {
+        let key = ending_key(ending);
+        self.hard_endings.iter().any(|h| ending_key(h) == key)
+    }
+
+    /// Resign this table position?
+    pub fn resign(&self, verdict: &Verdict, opponent: &Opponent) -> bool {
+        if self.resign == 0 || verdict.outcome != Outcome::Loss {
+            return false;
+        }
+        match self.table_resign {
+            TableResign::Never => false,
+            TableResign::Always => true,
+            TableResign::Easy => opponent.computer || !self.is_hard(&verdict.ending()),
+        }
+    }
+
+    /// Offer a draw with the move in this table position? (Counts the moves.)
+    pub fn offer_draw(&mut self, verdict: &Verdict) -> bool {
+        if verdict.outcome != Outcome::Draw {
+            self.drawn_moves = 0;
+            return false;
+        }
+        self.drawn_moves += 1;
+        self.draw_offer && self.drawn_moves % 10 == 1
+    }
+
+    /// Accept a draw offered in this table position?
+    pub fn accept_draw(&self, verdict: &Verdict) -> bool {
+        verdict.outcome != Outcome::Win
+    }
+
+    /// A new game: no draw offered yet.
+    pub fn new_game(&mut self) {
+        self.drawn_moves = 0;
     }
 }
 

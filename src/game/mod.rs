@@ -5,6 +5,8 @@
 //! threefold repetition, insufficient material, resignation, agreement), the engine
 //! and its state (idle, thinking, pondering, analysing, observing), the move-source
 //! chain (book hook, then tables hook, then the search) and the resign/draw policy.
+//! It loads the endgame tables `egtpath` names, hands them to the engine and the
+//! tables hook, and keeps what to tell the user about them (`take_notes`, `egtb`).
 //!
 //! The console, xboard, UCI and the ICS daemon all drive games through it and keep no
 //! copy of the game state. It leaves text, sockets and stdin/stdout to them: a search
@@ -14,16 +16,21 @@
 
 pub mod clock;
 pub mod hooks;
+pub mod tables;
 
 pub use clock::Clocks;
-pub use hooks::{BookAnswer, BookHook, BookOverride, DefaultPolicy, GameOver, Policy, TablesHook};
+pub use hooks::{
+    BookAnswer, BookHook, BookOverride, DefaultPolicy, GameOver, Policy, TablePolicy, TableResign,
+    TablesHook,
+};
+pub use tables::SyzygyHook;
 
 use crate::chess::{Board, Color, Move, MoveError};
 use crate::engine::time::{Clock, SystemClock};
 use crate::engine::{
     ClockLimits, EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits, SearchResult,
 };
-use crate::options::{Options, TimeControl};
+use crate::options::{Options, Source, TimeControl};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use thiserror::Error;
@@ -197,6 +204,8 @@ pub struct Game {
     book: Option<Box<dyn BookHook>>,
     tables: Option<Box<dyn TablesHook>>,
     policy: Box<dyn Policy>,
+    /// What table verdicts do (resign, draw offers), from the options.
+    table_policy: TablePolicy,
     /// The engine's scores, one per engine move (its own view).
     scores: Vec<i32>,
     last_score: Option<i32>,
@@ -215,6 +224,14 @@ pub struct Game {
     result_reported: bool,
     /// Score of the engine move being made (`engine_move` -> `make_move`).
     move_score: Option<i32>,
+    /// The `egtpath` the tables were last loaded from (`None`: never configured).
+    egt_path: Option<String>,
+    /// What `egtb` reports about the tables loaded.
+    tables_report: Vec<String>,
+    /// `cache` as last applied.
+    cache_applied: Option<u64>,
+    /// Messages for the user (tables found or not); front ends print them.
+    notes: Vec<String>,
 }
 
 impl Game {
@@ -252,6 +269,7 @@ impl Game {
             book: None,
             tables: None,
             policy: Box::new(DefaultPolicy::default()),
+            table_policy: TablePolicy::default(),
             scores: Vec::new(),
             last_score: None,
             search_id: 0,
@@ -264,6 +282,10 @@ impl Game {
             last_hooked: false,
             result_reported: false,
             move_score: None,
+            egt_path: None,
+            tables_report: Vec::new(),
+            cache_applied: None,
+            notes: Vec::new(),
         };
         g.configure(opts);
         g.clocks.reset(opts.level());
@@ -322,7 +344,78 @@ impl Game {
         if tc != self.clocks.time_control() {
             self.clocks.set_time_control(tc);
         }
+        c.tb_probe_limit = opts.int("egtlimit") as u32;
+        c.tb_probe_depth = opts.int("egtdepth") as i32;
+        let path = opts.str("egtpath").to_string();
+        if self.egt_path.as_deref() != Some(path.as_str()) {
+            self.load_tables(&path);
+        }
+        if let Some(t) = self.tables.as_mut() {
+            t.configure(opts);
+        }
+        let cache = opts.size("cache") as u64;
+        let shown = self.cache_applied.is_some() || opts.source("cache") != Some(Source::Default);
+        if self.cache_applied != Some(cache) && shown {
+            self.notes.push(
+                "cache: no effect, Syzygy tables are memory-mapped and the operating system caches them"
+                    .into(),
+            );
+        }
+        self.cache_applied = Some(cache);
+        self.table_policy.configure(opts);
         self.policy.configure(opts);
+    }
+
+    /// Loads the endgame tables of `path` for the engine and the tables hook (none
+    /// for an empty path); a missing or unreadable directory is reported once, in
+    /// the notes, and play goes on with whatever was found.
+    fn load_tables(&mut self, path: &str) {
+        let first = self.egt_path.is_none();
+        self.egt_path = Some(path.to_string());
+        self.abort_search();
+        let loaded = crate::egtb::load(path);
+        let tb = loaded.tablebase();
+        self.engine.set_tablebases(tb.clone());
+        self.tables = tb.map(|t| Box::new(SyzygyHook::new(t)) as Box<dyn TablesHook>);
+        self.tables_report = loaded.problems.clone();
+        self.tables_report.push(loaded.summary.clone());
+        if path.trim().is_empty() {
+            if !first {
+                self.notes.push("Syzygy tables: off".into());
+            }
+            return;
+        }
+        for p in &loaded.problems {
+            self.notes.push(format!("Syzygy tables: {p}"));
+        }
+        if loaded.tables.is_some() {
+            self.notes.push(loaded.summary);
+        } else {
+            self.notes
+                .push("no Syzygy tables loaded; playing on without them".into());
+        }
+    }
+
+    /// Messages for the user since the last call (tables loaded or not found, `cache`
+    /// without effect); each is given once.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// What `egtb` prints: problems found when loading, then the tables found and the
+    /// largest complete set.
+    pub fn tables_report(&self) -> Vec<String> {
+        if self.tables_report.is_empty() {
+            vec!["no Syzygy tables (set egtpath or tbpath to a directory of them)".into()]
+        } else {
+            self.tables_report.clone()
+        }
+    }
+
+    /// The tables' verdict on the current position, if it is in the tables.
+    pub fn table_verdict(&mut self) -> Option<crate::egtb::Verdict> {
+        let board = &self.board;
+        self.tables.as_mut().and_then(|t| t.verdict(board))
     }
 
     pub fn set_book(&mut self, book: Option<Box<dyn BookHook>>) {
@@ -463,6 +556,7 @@ impl Game {
         self.engine_side = Some(Color::Black);
         self.scores.clear();
         self.last_score = None;
+        self.table_policy.new_game();
         let tc = self.clocks.time_control();
         self.clocks.reset(tc);
         self.clocks.start(Color::White);
@@ -645,6 +739,16 @@ impl Game {
 
     /// The opponent offers a draw: the policy decides with the latest score.
     pub fn draw_offered(&mut self) -> bool {
+        if let Some(mut v) = self.table_verdict() {
+            // The verdict is the side to move's; the offer is answered for the engine.
+            if self
+                .engine_side
+                .is_some_and(|c| c != self.board.side_to_move())
+            {
+                v = v.flipped();
+            }
+            return self.policy.accept_draw_by_tables(&v, &self.table_policy);
+        }
         let s = self.last_score.unwrap_or(0);
         self.policy.accept_draw(s)
     }
@@ -761,9 +865,11 @@ impl Game {
                 _ => {}
             }
             if !self.book_search {
-                if let Some((mv, score)) =
-                    self.tables.as_mut().and_then(|t| t.probe_root(&self.board))
-                {
+                let (board, opponent) = (&self.board, &self.opponent);
+                if let Some((mv, score)) = self.tables.as_mut().and_then(|t| {
+                    t.set_opponent(opponent);
+                    t.probe_root(board)
+                }) {
                     if self.board.is_legal(mv) {
                         self.finish_from_hook(sink, mv, score);
                         return;
@@ -928,7 +1034,15 @@ impl Game {
                 b.after_search(&self.board, r);
             }
         }
-        if self.policy.resign(&self.scores) {
+        // In a table position the tables decide about resigning and offering a draw.
+        let verdict = self.table_verdict();
+        let resign = match &verdict {
+            Some(v) => self
+                .policy
+                .resign_by_tables(v, &self.opponent, &self.table_policy),
+            None => self.policy.resign(&self.scores),
+        };
+        if resign {
             self.abort_search();
             self.result = Some(GameResult {
                 outcome: Outcome::win_for(!side),
@@ -937,7 +1051,10 @@ impl Game {
             self.report_result();
             return EngineAction::Resign;
         }
-        let offer_draw = self.policy.offer_draw(&self.scores);
+        let offer_draw = match &verdict {
+            Some(v) => self.policy.offer_draw_by_tables(v, &mut self.table_policy),
+            None => self.policy.offer_draw(&self.scores),
+        };
         let san = self.board.san(r.best);
         self.move_score = Some(r.score);
         self.make_move(r.best).expect("checked legal");

@@ -1,7 +1,7 @@
 //! The Crafty-style console (minimal; the Console issue completes it): the
 //! `White(1): ` prompt, moves in SAN or coordinates (the engine answers for the other
 //! side), `go`/`move`, `new`, `setboard`, `display`, `score`, `help`, `analyze`,
-//! `back`, `history`, `info`, `perft`, `ponder on|off|<move>`, `level`, `time`,
+//! `back`, `history`, `info`, `egtb`, `perft`, `ponder on|off|<move>`, `level`, `time`,
 //! `extensions`, `evaluation`, the book and learning commands (`book create`, `books
 //! create`, `book width|random|on|off|polyglot|export`, `bookw`, `show book`, `learn`,
 //! `import`), `quit`/`end`, and every option of the table as `name value` or
@@ -43,6 +43,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     (
         "info",
         "every setting with its value and where it came from",
+    ),
+    (
+        "egtb",
+        "the endgame tables found (egtpath/tbpath) and the largest complete set",
     ),
     (
         "perft <depth>",
@@ -177,6 +181,7 @@ pub fn run(s: &mut Session) -> Exit {
                     return Exit::Switch(Protocol::Xboard, line);
                 }
                 first = false;
+                s.flush_notes();
                 if let Some(exit) = command(s, &mut st, &line) {
                     return exit;
                 }
@@ -375,6 +380,10 @@ fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
         }
         "info" => {
             let l = s.options.help_lines();
+            emit_all(&s.out, &l);
+        }
+        "egtb" => {
+            let l = s.game.tables_report();
             emit_all(&s.out, &l);
         }
         "help" => help(s, rest),

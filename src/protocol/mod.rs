@@ -85,6 +85,8 @@ pub enum Exit {
 /// One front-end session: input queue, output, options and the game.
 pub struct Session {
     pub out: Output,
+    /// The protocol being spoken (how notes are printed).
+    pub protocol: Protocol,
     /// A person types at a terminal: the console shows its prompt from the start
     /// (a GUI or match runner sees nothing before its first command).
     pub interactive: bool,
@@ -123,6 +125,7 @@ impl Session {
         }));
         Session {
             out,
+            protocol: Protocol::Console,
             interactive: false,
             options,
             game,
@@ -155,7 +158,8 @@ impl Session {
         emit(&self.out, line);
     }
 
-    /// Applies the options to the game after a change.
+    /// Applies the options to the game after a change, and prints what the game has
+    /// to say about it (tables found or not).
     pub fn apply_options(&mut self) {
         self.game.configure(&self.options);
         let notes = crate::book::install(&mut self.game, &self.options);
@@ -165,6 +169,24 @@ impl Session {
         if n > 100 {
             self.book_notes.drain(..n - 100);
         }
+        self.flush_notes();
+    }
+
+    /// Prints the game's notes the way the protocol shows messages: plain on the
+    /// console, `info string` in UCI, `#` comments in xboard.
+    pub fn flush_notes(&mut self) {
+        let prefix = match self.protocol {
+            Protocol::Console => "",
+            Protocol::Uci => "info string ",
+            Protocol::Xboard => "# ",
+        };
+        let notes: Vec<String> = self
+            .game
+            .take_notes()
+            .into_iter()
+            .map(|n| format!("{prefix}{n}"))
+            .collect();
+        emit_all(&self.out, &notes);
     }
 }
 
@@ -199,6 +221,7 @@ pub fn spawn_reader<R: BufRead + Send + 'static>(mut input: R, tx: Sender<Input>
 pub fn run(session: &mut Session, first: Protocol) {
     let mut proto = first;
     loop {
+        session.protocol = proto;
         let exit = match proto {
             Protocol::Console => console::run(session),
             Protocol::Uci => uci::run(session),

@@ -184,6 +184,7 @@ pub fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
                 s.emit(&l);
             }
             s.emit("uciok");
+            s.flush_notes();
         }
         "isready" => s.emit("readyok"),
         "debug" | "register" => {}

@@ -252,6 +252,7 @@ fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
         "protover" => {
             let f = features(s);
             emit_all(&s.out, &f);
+            s.flush_notes();
         }
         "new" => {
             st.analyze = false;

@@ -10,6 +10,7 @@ mod chess_notation;
 mod chess_perft;
 mod chess_pgn;
 mod chess_rules;
+mod egtb;
 mod engine_search;
 
 mod session;
