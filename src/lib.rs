@@ -18,6 +18,7 @@ pub mod engine;
 pub mod eval;
 pub mod format;
 pub mod game;
+pub mod ics;
 pub mod options;
 pub mod protocol;
 pub mod tools;
