@@ -21,4 +21,5 @@ pub mod game;
 pub mod ics;
 pub mod options;
 pub mod protocol;
+pub mod settings;
 pub mod tools;

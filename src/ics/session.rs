@@ -204,7 +204,7 @@ impl Drop for Connection {
 }
 
 fn stamp(start: Instant) -> u32 {
-    (start.elapsed().as_millis() as u64 % 2_000_000_000) as u32
+    1 + (start.elapsed().as_millis() as u64 % 2_000_000_000) as u32
 }
 
 impl Connection {
