@@ -13,6 +13,7 @@
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
+pub mod bot;
 pub mod chess;
 pub mod engine;
 pub mod eval;
