@@ -171,7 +171,7 @@ fn placement_side_equal(b: &Board, s: &Style12) -> bool {
 }
 
 /// The move from `b` that reaches the style-12 position, if exactly one does.
-fn find_move(b: &Board, s: &Style12) -> Option<Move> {
+pub fn find_move(b: &Board, s: &Style12) -> Option<Move> {
     let mut found = None;
     for &m in b.legal_moves().iter() {
         let mut c = b.clone();

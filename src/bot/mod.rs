@@ -124,8 +124,9 @@ pub struct Daemon {
     control_rx: mpsc::UnboundedReceiver<ControlMsg>,
     /// Fault injection for tests.
     pub fault: Option<Fault>,
-    /// Panic in the game task at this ply (tests).
+    /// Panic once in the task of this game number (tests).
     pub task_panic_game: Option<u32>,
+    task_panicked: Arc<std::sync::atomic::AtomicBool>,
 }
 
 struct Slot {
@@ -230,6 +231,7 @@ impl Daemon {
             control_rx,
             fault: None,
             task_panic_game: None,
+            task_panicked: Arc::new(std::sync::atomic::AtomicBool::new(false)),
         }
     }
 
@@ -425,12 +427,13 @@ impl Daemon {
         let (tx, rx) = mpsc::unbounded_channel();
         let brain = st.brain.take();
         let span = info_span!("game", game = setup.game, white = %setup.white, black = %setup.black);
-        let panic_at = self.task_panic_game;
+        let panic_now = self.task_panic_game == Some(setup.game)
+            && !self.task_panicked.swap(true, std::sync::atomic::Ordering::SeqCst);
         let s2 = setup.clone();
         let w2 = w.clone();
         let handle = tokio::spawn(
             async move {
-                if panic_at == Some(s2.game) {
+                if panic_now {
                     panic!("injected game task fault");
                 }
                 game::run(s2, w2, brain, rx).await

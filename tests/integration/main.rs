@@ -20,3 +20,8 @@ mod options;
 mod protocol_fuzz;
 mod protocol_uci;
 mod protocol_xboard;
+
+mod daemon;
+mod ics_codec;
+mod ics_fake_server;
+mod ics_parse;

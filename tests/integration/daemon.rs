@@ -1,0 +1,292 @@
+//! The daemon against the fake server (`ics_fake_server`): logins, whole games,
+//! offers, flags, dropped connections, idle logout, server shutdown, garbage on the
+//! wire, refused moves, engine faults. Real time throughout (the engine is in the
+//! loop); most games limit the engine by nodes so they take seconds.
+
+use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats, OPP};
+use kibitzer::bot::brain::Fault;
+use kibitzer::bot::{BotEvent, ControlMsg, Daemon, Exit, GameReport};
+use kibitzer::chess::Color;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kibitzer-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn settings(port: u16, dir: &std::path::Path, extra: &[&str]) -> kibitzer::settings::Settings {
+    let mut cli: Vec<String> = vec![
+        "ics.server=127.0.0.1".into(),
+        format!("ics.port={port}"),
+        "ics.server_type=lasker".into(),
+        "ics.handle=botone".into(),
+        "ics.timeseal=off".into(),
+        format!("records.dir={}", dir.display()),
+        format!("bot.noplay_file={}", dir.join("noplay").display()),
+        "bot.seeks=1 0 u m".into(),
+        "hash=4M".into(),
+        "ponder=off".into(),
+        "sn=1500".into(),
+        "ics.reconnect_min=0.2".into(),
+        "ics.reconnect_max=1".into(),
+        "log=on".into(),
+        "bot.first_move_timeout=30".into(),
+    ];
+    cli.extend(extra.iter().map(|s| s.to_string()));
+    kibitzer::settings::load(None, [("KIBITZER_PASSWORD", "onepass")], &cli).expect("test settings")
+}
+
+struct Run {
+    srv: FakeServer,
+    handle: tokio::task::JoinHandle<Exit>,
+    control: kibitzer::bot::Control,
+    events: tokio::sync::broadcast::Receiver<BotEvent>,
+    dir: PathBuf,
+}
+
+async fn start(name: &str, cfg: FakeConfig, extra: &[&str], tweak: impl FnOnce(&mut Daemon)) -> Run {
+    let srv = FakeServer::start(cfg).await;
+    let dir = temp_dir(name);
+    let mut d = Daemon::new(settings(srv.port, &dir, extra));
+    tweak(&mut d);
+    let control = d.control();
+    let events = d.subscribe();
+    let handle = tokio::spawn(d.run());
+    Run { srv, handle, control, events, dir }
+}
+
+impl Run {
+    async fn finish(self, timeout: Duration) -> (FakeStats, Vec<BotEvent>, Exit) {
+        self.control.send(ControlMsg::Shutdown);
+        let exit = tokio::time::timeout(timeout, self.handle).await.expect("daemon stops").expect("no panic");
+        let mut evs = Vec::new();
+        let mut rx = self.events;
+        while let Ok(e) = rx.try_recv() {
+            evs.push(e);
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+        (self.srv.stats(), evs, exit)
+    }
+}
+
+fn reports(evs: &[BotEvent]) -> Vec<GameReport> {
+    evs.iter()
+        .filter_map(|e| match e {
+            BotEvent::GameEnded(r) => Some((**r).clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn assert_clean(s: &FakeStats) {
+    assert_eq!(s.illegal_moves, 0, "illegal moves sent: {s:?}");
+    assert_eq!(s.bot_time_losses, 0, "time forfeits: {s:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn guest_login_and_a_game_to_the_end() {
+    let cfg = FakeConfig { max_plies: 40, ..Default::default() };
+    let r = start("guest", cfg, &["ics.handle=guest"], |_| {}).await;
+    let stats = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let pgn_path = r.dir.join("games.pgn");
+    let pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
+    let logs = std::fs::read_dir(r.dir.join("logs")).map(|d| d.count()).unwrap_or(0);
+    let (stats2, evs, exit) = r.finish(Duration::from_secs(20)).await;
+    assert_eq!(exit, Exit::Ok);
+    assert_eq!(stats.results.len(), 1, "{stats:?}");
+    assert_clean(&stats2);
+    assert!(evs.iter().any(|e| matches!(e, BotEvent::LoggedIn { handle } if handle == "GuestABCD")));
+    assert!(pgn.contains("[White \"") && pgn.contains("[TimeControl \"60+0\"]") && pgn.contains("%clk"), "{pgn}");
+    assert!(pgn.contains(&stats.results[0].0), "result in the PGN: {pgn}");
+    assert!(logs >= 1, "a per-game log");
+    // The session set-up went out.
+    for c in ["set style 12", "set width 240", "iset ms 1", "set bell 0", "set seek 0", "seek 1 0 u m"] {
+        assert!(stats2.commands.iter().any(|x| x == c), "missing {c}: {:?}", stats2.commands);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registered_login_with_a_bad_password_exits_with_the_credentials_code() {
+    let srv = FakeServer::start(FakeConfig::default()).await;
+    let dir = temp_dir("badpw");
+    let s = kibitzer::settings::load(
+        None,
+        [("KIBITZER_PASSWORD", "wrong")],
+        &[
+            "ics.server=127.0.0.1".into(),
+            format!("ics.port={}", srv.port),
+            "ics.handle=botone".into(),
+            "ics.timeseal=off".into(),
+            format!("records.dir={}", dir.display()),
+        ],
+    )
+    .unwrap();
+    let exit = tokio::time::timeout(Duration::from_secs(20), Daemon::new(s).run()).await.unwrap();
+    assert_eq!(exit, Exit::Credentials);
+    assert_eq!(srv.stats().logins, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_clock_game_with_timeseal_lag_and_jitter() {
+    // No node limit: the time manager plays a 1 0 game against the referee's clock,
+    // the moves stamped by timeseal, the server adding lag for the unsealed login.
+    let cfg = FakeConfig {
+        max_plies: 24,
+        lag: Duration::from_millis(80),
+        jitter: Duration::from_millis(60),
+        fics_mode: true,
+        ..Default::default()
+    };
+    let r = start("realclock", cfg, &["sn=0", "ics.timeseal=v2", "ics.server_type=lasker", "ponder=on"], |_| {}).await;
+    r.srv.wait_results(1, Duration::from_secs(90)).await;
+    let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
+    assert_eq!(stats.results.len(), 1, "{stats:?}");
+    assert_clean(&stats);
+    assert!(stats.pings_answered > 0, "timeseal pings answered");
+    let rep = &reports(&evs)[0];
+    assert!(rep.stats.min_reserve_ms.unwrap_or(0) > 20_000, "reserve {:?}", rep.stats.min_reserve_ms);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resignation_draw_agreement_and_abort() {
+    let cfg = FakeConfig { games: 3, opp_resign_at: Some(8), max_plies: 60, ..Default::default() };
+    let r = start("offers", cfg, &["drawscore=1000"], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(40)).await;
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    // Next game: the opponent offers a draw; with drawscore 1000 the bot accepts.
+    r.srv.set_config(|c| {
+        c.opp_resign_at = None;
+        c.opp_offer_draw_at = Some(4);
+    });
+    let s = r.srv.wait_results(2, Duration::from_secs(40)).await;
+    assert!(s.results[1].1.contains("mutual agreement"), "{s:?}");
+    // Then an abort request on the first move is accepted, a takeback declined.
+    r.srv.set_config(|c| {
+        c.opp_offer_draw_at = None;
+        c.opp_abort_request_at = Some(1);
+    });
+    let s = r.srv.wait_results(3, Duration::from_secs(40)).await;
+    assert!(s.results[2].1.contains("aborted"), "{s:?}");
+    let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn takeback_declined_and_draw_claimed_by_repetition() {
+    // The opponent shuffles a knight; a bot that values draws repeats and claims.
+    let cfg = FakeConfig {
+        opp_color: Some(Color::Black),
+        opp_book: vec!["Nf6", "Ng8", "Nf6", "Ng8", "Nf6", "Ng8", "Nf6", "Ng8"],
+        opp_takeback_at: Some(2),
+        max_plies: 40,
+        ..Default::default()
+    };
+    let r = start("claim", cfg, &["drawscore=900", "sn=3000"], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(40)).await;
+    let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(stats.declined.iter().any(|d| d == OPP), "takeback declined: {stats:?}");
+    assert!(s.results[0].1.contains("repetition"), "{s:?}");
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opponent_runs_out_of_time_and_is_flagged() {
+    let cfg = FakeConfig { clock_ms: Some(4_000), opp_stall_at: Some(3), ..Default::default() };
+    let r = start("flag", cfg, &[], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(30)).await;
+    let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(s.results[0].1.contains(&format!("{OPP} forfeits on time")), "{s:?}");
+    assert!(stats.commands.iter().any(|c| c == "flag"));
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropped_connection_reconnect_resync_and_resume() {
+    let cfg = FakeConfig { drop_at: Some(6), opp_resign_at: Some(14), ..Default::default() };
+    let r = start("drop", cfg, &[], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(stats.logins >= 2, "{stats:?}");
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    assert!(stats.commands.iter().any(|c| c == &format!("match {OPP}")), "resumed by match");
+    assert!(stats.commands.iter().any(|c| c.starts_with("moves ")), "re-synchronised from moves");
+    assert!(evs.iter().any(|e| matches!(e, BotEvent::Disconnected { .. })));
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_shutdown_then_resume_after_restart() {
+    let cfg = FakeConfig { shutdown_at: Some(4), down_for: Duration::from_millis(1500), opp_resign_at: Some(12), ..Default::default() };
+    let r = start("shutdown", cfg, &[], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(stats.logins >= 2 && stats.connections >= 2, "{stats:?}");
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_logout_reconnects_and_keepalive_prevents_it() {
+    let cfg = FakeConfig { games: 0, idle_logout: Some(Duration::from_millis(1200)), ..Default::default() };
+    let r = start("idle", cfg, &["ics.keepalive=3600", "bot.seeks="], |_| {}).await;
+    let ok = r.srv.wait_for(Duration::from_secs(15), |s| s.logins >= 2).await;
+    let _ = r.finish(Duration::from_secs(10)).await;
+    assert!(ok, "logged in again after the idle logout");
+    let cfg = FakeConfig { games: 0, idle_logout: Some(Duration::from_millis(1200)), ..Default::default() };
+    let r = start("keepalive", cfg, &["ics.keepalive=0.3", "bot.seeks="], |_| {}).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (stats, _, _) = r.finish(Duration::from_secs(10)).await;
+    assert_eq!(stats.logins, 1, "{stats:?}");
+    assert!(stats.commands.iter().any(|c| c == "date"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_refused_move_and_a_wrong_board_are_survived() {
+    let cfg = FakeConfig {
+        garbage: true,
+        illegal_reply_at: Some(4),
+        bad_board_at: Some(7),
+        opp_resign_at: Some(16),
+        ..Default::default()
+    };
+    let r = start("garbage", cfg, &[], |_| {}).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    assert!(stats.commands.iter().filter(|c| c.starts_with("moves ")).count() >= 2, "{:?}", stats.commands);
+    let rep = &reports(&evs)[0];
+    assert_eq!(rep.stats.illegal_replies, 1);
+    assert_clean(&stats);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn engine_panic_and_game_task_panic_keep_the_daemon_playing() {
+    let cfg = FakeConfig { games: 2, opp_resign_at: Some(14), ..Default::default() };
+    let r = start("panic", cfg, &[], |d| {
+        d.fault = Some(Fault::SearchPanic { ply: 4 });
+        d.task_panic_game = Some(1);
+    })
+    .await;
+    let s = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(!s.results.is_empty(), "{s:?}");
+    assert!(evs.iter().any(|e| matches!(e, BotEvent::GamePanicked { game: 1 })));
+    assert_clean(&stats);
+    assert_eq!(stats.logins, 1, "stayed connected");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_that_ignores_stop_is_replaced() {
+    let cfg = FakeConfig { clock_ms: Some(8_000), opp_resign_at: Some(14), ..Default::default() };
+    let r = start("hang", cfg, &[], |d| d.fault = Some(Fault::Hang { ply: 4 })).await;
+    let s = r.srv.wait_results(1, Duration::from_secs(40)).await;
+    let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    let rep = &reports(&evs)[0];
+    assert!(rep.stats.faults >= 1, "{:?}", rep.stats);
+    assert_clean(&stats);
+}
