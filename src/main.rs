@@ -138,9 +138,8 @@ enum Command {
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
-    let env = std::env::vars().filter(|(k, _)| {
-        k != kibitzer::settings::PASSWORD_ENV && k != "KIBITZER_CONFIG"
-    });
+    let env = std::env::vars()
+        .filter(|(k, _)| k != kibitzer::settings::PASSWORD_ENV && k != "KIBITZER_CONFIG");
     for e in o.load_env(env) {
         eprintln!("kibitzer: environment: {e}");
     }
@@ -366,7 +365,14 @@ fn main() -> Result<()> {
 fn print_keys() {
     use kibitzer::options::{front, TABLE};
     for s in TABLE.iter().filter(|s| s.shown_in(front::CONFIG)) {
-        println!("{:<28} default {:<18} env {:<34} {}; {}", s.name, format!("\"{}\"", s.default), s.env_var(), s.help, s.expected());
+        println!(
+            "{:<28} default {:<18} env {:<34} {}; {}",
+            s.name,
+            format!("\"{}\"", s.default),
+            s.env_var(),
+            s.help,
+            s.expected()
+        );
     }
 }
 
@@ -374,11 +380,16 @@ fn init_logging(level: &str) {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         // The wire transcript only at debug and below.
-        let wire = if matches!(level, "debug" | "trace") { "debug" } else { "off" };
+        let wire = if matches!(level, "debug" | "trace") {
+            "debug"
+        } else {
+            "off"
+        };
         EnvFilter::new(format!("{level},kibitzer::wire={wire}"))
     });
     // Under systemd the journal adds its own timestamps and has no colours.
-    let journal = std::env::var_os("JOURNAL_STREAM").is_some() || std::env::var_os("INVOCATION_ID").is_some();
+    let journal =
+        std::env::var_os("JOURNAL_STREAM").is_some() || std::env::var_os("INVOCATION_ID").is_some();
     let b = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -405,7 +416,13 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         }
     };
     if check {
-        println!("configuration OK{}", config.as_ref().map(|p| format!(" ({})", p.display())).unwrap_or_default());
+        println!(
+            "configuration OK{}",
+            config
+                .as_ref()
+                .map(|p| format!(" ({})", p.display()))
+                .unwrap_or_default()
+        );
         return 0;
     }
     init_logging(settings.options.str("records.log_level"));
@@ -445,7 +462,11 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
                     _ = int.recv() => stops += 1,
                     _ = hup.recv() => { control.send(ControlMsg::Reload); continue; }
                 }
-                control.send(if stops == 1 { ControlMsg::Shutdown } else { ControlMsg::Quit });
+                control.send(if stops == 1 {
+                    ControlMsg::Shutdown
+                } else {
+                    ControlMsg::Quit
+                });
             }
         });
         d.run().await as i32

@@ -41,9 +41,15 @@ fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
     let (problem, fix) = match e {
         OptionError::Unknown { .. } => (
             "no such setting".to_string(),
-            "remove it or correct the spelling (`kibitzer daemon --keys` lists every key)".to_string(),
+            "remove it or correct the spelling (`kibitzer daemon --keys` lists every key)"
+                .to_string(),
         ),
-        OptionError::Invalid { value, expected, .. } | OptionError::OutOfRange { value, expected, .. } => (
+        OptionError::Invalid {
+            value, expected, ..
+        }
+        | OptionError::OutOfRange {
+            value, expected, ..
+        } => (
             format!("'{value}' is not accepted"),
             format!("use {expected}"),
         ),
@@ -61,14 +67,22 @@ fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
 }
 
 /// Flattens a configuration tree into `table.key = text` pairs.
-fn flatten(prefix: &str, value: config::Value, out: &mut Vec<(String, String)>) -> Result<(), String> {
+fn flatten(
+    prefix: &str,
+    value: config::Value,
+    out: &mut Vec<(String, String)>,
+) -> Result<(), String> {
     use config::ValueKind;
     match value.kind {
         ValueKind::Table(t) => {
             let mut entries: Vec<_> = t.into_iter().collect();
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             for (k, v) in entries {
-                let key = if prefix.is_empty() { k } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() {
+                    k
+                } else {
+                    format!("{prefix}.{k}")
+                };
                 flatten(&key, v, out)?;
             }
         }
@@ -85,7 +99,9 @@ fn flatten(prefix: &str, value: config::Value, out: &mut Vec<(String, String)>) 
             out.push((prefix.to_string(), texts.join(", ")));
         }
         ValueKind::Nil => out.push((prefix.to_string(), String::new())),
-        ValueKind::Boolean(b) => out.push((prefix.to_string(), if b { "on" } else { "off" }.into())),
+        ValueKind::Boolean(b) => {
+            out.push((prefix.to_string(), if b { "on" } else { "off" }.into()))
+        }
         _ => out.push((prefix.to_string(), value.into_string().unwrap_or_default())),
     }
     Ok(())
@@ -97,7 +113,8 @@ pub fn read_file(path: &Path) -> Result<Vec<(String, String)>, SettingsError> {
     if !path.exists() {
         return Err(SettingsError::File {
             file: shown,
-            problem: "no such file (give another with --config, or copy config/kibitzer.toml)".into(),
+            problem: "no such file (give another with --config, or copy config/kibitzer.toml)"
+                .into(),
         });
     }
     let cfg = config::Config::builder()
@@ -134,7 +151,8 @@ where
                     origin,
                     key: k,
                     problem: "passwords are not kept in the configuration file".into(),
-                    fix: "put it in a file named by ics.password_file or in KIBITZER_PASSWORD".into(),
+                    fix: "put it in a file named by ics.password_file or in KIBITZER_PASSWORD"
+                        .into(),
                 });
             }
             o.set_from(Source::ConfigFile, &k, &v)
@@ -176,7 +194,11 @@ where
         f => {
             let path = resolve(file, f);
             let text = std::fs::read_to_string(&path).map_err(|e| SettingsError::Key {
-                origin: o.source("ics.password_file").map(|s| s.name()).unwrap_or("").to_string(),
+                origin: o
+                    .source("ics.password_file")
+                    .map(|s| s.name())
+                    .unwrap_or("")
+                    .to_string(),
                 key: "ics.password_file".into(),
                 problem: format!("cannot read {}: {e}", path.display()),
                 fix: "point it at a readable file whose first line is the password".into(),
@@ -206,7 +228,12 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
             None => String::new(),
         }
     };
-    let pairs = [("bot.min_time", "bot.max_time"), ("bot.min_inc", "bot.max_inc"), ("bot.min_rating", "bot.max_rating"), ("bot.min_overhead", "bot.max_overhead")];
+    let pairs = [
+        ("bot.min_time", "bot.max_time"),
+        ("bot.min_inc", "bot.max_inc"),
+        ("bot.min_rating", "bot.max_rating"),
+        ("bot.min_overhead", "bot.max_overhead"),
+    ];
     for (lo, hi) in pairs {
         if o.int(lo) > o.int(hi) {
             return Err(SettingsError::Key {
@@ -225,7 +252,8 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
                 origin: origin("bot.seeks"),
                 key: "bot.seeks".into(),
                 problem: format!("'{seek}' is not a seek"),
-                fix: "write each seek as <minutes> <increment> [r|u] [m], for example \"3 0 u m\"".into(),
+                fix: "write each seek as <minutes> <increment> [r|u] [m], for example \"3 0 u m\""
+                    .into(),
             });
         }
     }

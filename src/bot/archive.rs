@@ -39,7 +39,8 @@ impl Archive {
     pub fn append_pgn(&self, text: &str) -> std::io::Result<()> {
         let Some(path) = &self.pgn else { return Ok(()) };
         fs::create_dir_all(&self.dir)?;
-        if fs::metadata(path).map(|m| m.len()).unwrap_or(0) + text.len() as u64 > self.pgn_max_bytes {
+        if fs::metadata(path).map(|m| m.len()).unwrap_or(0) + text.len() as u64 > self.pgn_max_bytes
+        {
             rotate(path, self.pgn_keep)?;
         }
         let mut f = OpenOptions::new().create(true).append(true).open(path)?;
@@ -80,7 +81,14 @@ fn prune(dir: &Path, keep: usize) -> std::io::Result<()> {
     let mut files: Vec<(std::time::SystemTime, PathBuf)> = fs::read_dir(dir)?
         .filter_map(|e| e.ok())
         .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
-        .map(|e| (e.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH), e.path()))
+        .map(|e| {
+            (
+                e.metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH),
+                e.path(),
+            )
+        })
         .collect();
     if files.len() <= keep {
         return Ok(());
@@ -100,15 +108,29 @@ pub fn lock_instance(dir: &Path, server: &str, handle: &str) -> std::io::Result<
     fs::create_dir_all(dir)?;
     let clean = |s: &str| -> String {
         s.chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c.to_ascii_lowercase() } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                    c.to_ascii_lowercase()
+                } else {
+                    '_'
+                }
+            })
             .collect()
     };
     let path = dir.join(format!("kibitzer-{}-{}.lock", clean(server), clean(handle)));
-    let mut f = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path)?;
+    let mut f = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)?;
     f.try_lock_exclusive().map_err(|_| {
         std::io::Error::new(
             std::io::ErrorKind::WouldBlock,
-            format!("{} is locked: another kibitzer runs for this account", path.display()),
+            format!(
+                "{} is locked: another kibitzer runs for this account",
+                path.display()
+            ),
         )
     })?;
     let _ = f.set_len(0);

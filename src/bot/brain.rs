@@ -81,8 +81,14 @@ pub enum BrainEvent {
         error: Option<String>,
     },
     /// The policy resigns at `ply`.
-    Resign { ply: usize, score: i32 },
-    DrawAnswer { accept: bool, score: i32 },
+    Resign {
+        ply: usize,
+        score: i32,
+    },
+    DrawAnswer {
+        accept: bool,
+        score: i32,
+    },
     /// The thread died (a panic), with the message.
     Died(String),
 }
@@ -286,7 +292,9 @@ fn position(
     let ply = moves.len();
     *st.ply.lock().unwrap_or_else(|e| e.into_inner()) = ply;
     match st.fault {
-        Some(Fault::BrainPanic { ply: p }) if p == ply => panic!("injected brain fault at ply {ply}"),
+        Some(Fault::BrainPanic { ply: p }) if p == ply => {
+            panic!("injected brain fault at ply {ply}")
+        }
         Some(Fault::Hang { ply: p }) if p == ply => {
             // An engine that ignores `stop`: nothing answers for a long while.
             std::thread::sleep(Duration::from_secs(3600));
@@ -312,9 +320,7 @@ fn finished(st: &mut State) {
     let ply = st.game.moves().len();
     let r = f.result;
     match st.game.engine_move(&r) {
-        EngineAction::Move {
-            mv, offer_draw, ..
-        } => {
+        EngineAction::Move { mv, offer_draw, .. } => {
             let _ = st.etx.send(BrainEvent::Move {
                 ply,
                 mv,

@@ -53,7 +53,10 @@ impl NoPlay {
             if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir)?;
             }
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)?;
             writeln!(f, "{name} # {why}")?;
         }
         Ok(())
@@ -88,7 +91,10 @@ impl Formula {
             rated: o.str("bot.rated").to_string(),
             time: (o.int("bot.min_time") as u32, o.int("bot.max_time") as u32),
             inc: (o.int("bot.min_inc") as u32, o.int("bot.max_inc") as u32),
-            rating: (o.int("bot.min_rating") as i32, o.int("bot.max_rating") as i32),
+            rating: (
+                o.int("bot.min_rating") as i32,
+                o.int("bot.max_rating") as i32,
+            ),
             humans: o.bool("bot.humans"),
             computers: o.bool("bot.computers"),
             max_rematches: o.int("bot.max_rematches") as u32,
@@ -123,17 +129,26 @@ impl Formula {
             _ => {}
         }
         if c.minutes < self.time.0 || c.minutes > self.time.1 {
-            return Verdict::Decline(format!("I play {}-{} minute games", self.time.0, self.time.1));
+            return Verdict::Decline(format!(
+                "I play {}-{} minute games",
+                self.time.0, self.time.1
+            ));
         }
         if c.increment < self.inc.0 || c.increment > self.inc.1 {
-            return Verdict::Decline(format!("I play increments of {}-{} seconds", self.inc.0, self.inc.1));
+            return Verdict::Decline(format!(
+                "I play increments of {}-{} seconds",
+                self.inc.0, self.inc.1
+            ));
         }
         if c.minutes == 0 && c.increment == 0 {
             return no("I do not play untimed games");
         }
         let r = c.challenger_rating.unwrap_or(0);
         if r < self.rating.0 || r > self.rating.1 {
-            return Verdict::Decline(format!("I play opponents rated {}-{}", self.rating.0, self.rating.1));
+            return Verdict::Decline(format!(
+                "I play opponents rated {}-{}",
+                self.rating.0, self.rating.1
+            ));
         }
         if c.computer && !self.computers {
             return no("I do not play computers");

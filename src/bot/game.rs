@@ -10,7 +10,9 @@
 use super::brain::{Brain, BrainCmd, BrainEvent, Fault};
 use crate::chess::{Board, Color, Move};
 use crate::game::Opponent;
-use crate::ics::{move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer};
+use crate::ics::{
+    move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer,
+};
 use crate::options::Options;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -45,7 +47,9 @@ pub struct GameSetup {
 pub enum GameInput {
     Event(ServerEvent, Instant),
     /// The first SIGTERM: finish (or ask to adjourn, when configured).
-    Drain { adjourn: bool },
+    Drain {
+        adjourn: bool,
+    },
     /// The connection is gone.
     ConnectionLost,
 }
@@ -119,7 +123,11 @@ impl Overhead {
         let excess = (charged_ms - measured_ms).clamp(0, self.max.as_millis() as i64) as f64;
         let alpha = if coarse { 0.1 } else { 0.3 };
         // Rise fast, fall slowly: running out of time is worse than thinking less.
-        let a = if excess > self.estimate_ms { alpha * 2.0 } else { alpha / 2.0 };
+        let a = if excess > self.estimate_ms {
+            alpha * 2.0
+        } else {
+            alpha / 2.0
+        };
         self.estimate_ms += a * (excess - self.estimate_ms);
     }
 
@@ -167,7 +175,13 @@ fn placement_side_equal(b: &Board, s: &Style12) -> bool {
     let mut it = fen.split(' ');
     let placement = it.next().unwrap_or("");
     let side = it.next().unwrap_or("");
-    placement == s.placement() && side == if s.side_to_move == Color::White { "w" } else { "b" }
+    placement == s.placement()
+        && side
+            == if s.side_to_move == Color::White {
+                "w"
+            } else {
+                "b"
+            }
 }
 
 /// The move from `b` that reaches the style-12 position, if exactly one does.
@@ -243,8 +257,12 @@ impl Task {
 
     fn brain_position(&mut self, think: bool) {
         let Some(b) = &self.brain else { return };
-        let w = self.unit.duration(self.last.as_ref().map_or(0, |s| s.white_clock));
-        let bl = self.unit.duration(self.last.as_ref().map_or(0, |s| s.black_clock));
+        let w = self
+            .unit
+            .duration(self.last.as_ref().map_or(0, |s| s.white_clock));
+        let bl = self
+            .unit
+            .duration(self.last.as_ref().map_or(0, |s| s.black_clock));
         b.send(BrainCmd::Position {
             start: Box::new(self.start.clone()),
             moves: self.moves.clone(),
@@ -314,9 +332,14 @@ impl Task {
 
     fn on_board(&mut self, s: Box<Style12>, at: Instant) {
         if self.last.is_none() && self.s.clock_unit.is_none() {
-            self.unit = crate::ics::server::guess_clock_unit(s.initial_minutes, s.white_clock, s.black_clock);
+            self.unit = crate::ics::server::guess_clock_unit(
+                s.initial_minutes,
+                s.white_clock,
+                s.black_clock,
+            );
         }
-        let mut known = placement_side_equal(&self.board, &s) && self.ply() as u32 == s.ply().saturating_sub(self.start_ply());
+        let mut known = placement_side_equal(&self.board, &s)
+            && self.ply() as u32 == s.ply().saturating_sub(self.start_ply());
         if !known {
             if let Some(m) = find_move(&self.board, &s) {
                 self.board.make_move(m);
@@ -350,17 +373,25 @@ impl Task {
 
     fn start_ply(&self) -> u32 {
         let b = &self.start;
-        2 * (b.fullmove_number() as u32).saturating_sub(1) + (b.side_to_move() == Color::Black) as u32
+        2 * (b.fullmove_number() as u32).saturating_sub(1)
+            + (b.side_to_move() == Color::Black) as u32
     }
 
     fn our_move_echoed(&mut self, p: Pending, s: &Style12) {
         let after = self.unit.millis(s.clock(self.s.our_color));
         let charged = p.our_clock_before_ms - after + s.increment_secs as i64 * 1000;
         let measured = p.sent.duration_since(p.board_at).as_millis() as i64;
-        self.overhead.sample(charged, measured, self.unit == ClockUnit::Seconds);
+        self.overhead
+            .sample(charged, measured, self.unit == ClockUnit::Seconds);
         self.stats.overhead_ms = self.overhead.current().as_millis() as u64;
         self.stats.min_reserve_ms = Some(self.stats.min_reserve_ms.map_or(after, |m| m.min(after)));
-        debug!(game = self.s.game, ply = p.ply, charged, measured, "move charged");
+        debug!(
+            game = self.s.game,
+            ply = p.ply,
+            charged,
+            measured,
+            "move charged"
+        );
     }
 
     fn after_position(&mut self, at: Instant) {
@@ -373,7 +404,10 @@ impl Task {
             && self.draw_claimed != Some(ply)
             && self.last_score.unwrap_or(0) <= self.s.opts.int("drawscore") as i32
         {
-            info!(game = self.s.game, "claiming a draw (repetition or 50 moves)");
+            info!(
+                game = self.s.game,
+                "claiming a draw (repetition or 50 moves)"
+            );
             self.send(ServerCommand::Draw);
             self.draw_claimed = Some(ply);
         }
@@ -389,8 +423,10 @@ impl Task {
             if !self.s.autoflag && ticking {
                 self.flag_at = Some(at + Duration::from_millis(left.max(0) as u64 + 300));
             }
-            if self.first_move_deadline.is_none() && !self.opponent_has_moved() && !self.abort_sent {
-                self.first_move_deadline = Some(at + self.s.opts.duration("bot.first_move_timeout"));
+            if self.first_move_deadline.is_none() && !self.opponent_has_moved() && !self.abort_sent
+            {
+                self.first_move_deadline =
+                    Some(at + self.s.opts.duration("bot.first_move_timeout"));
             }
         }
     }
@@ -399,7 +435,11 @@ impl Task {
         let start_side = self.start.side_to_move();
         let opp = !self.s.our_color;
         let n = self.moves.len();
-        if start_side == opp { n >= 1 } else { n >= 2 }
+        if start_side == opp {
+            n >= 1
+        } else {
+            n >= 2
+        }
     }
 
     fn on_movelist(&mut self, ml: MoveList, at: Instant) {
@@ -441,7 +481,11 @@ impl Task {
             self.moves.clear();
             self.board = board;
         }
-        if self.pending.as_ref().is_some_and(|p| p.ply < self.moves.len()) {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.ply < self.moves.len())
+        {
             self.pending = None;
         }
         self.thinking = None;
@@ -481,7 +525,11 @@ impl Task {
 
     fn fault(&mut self, what: &str) {
         self.stats.faults += 1;
-        error!(game = self.s.game, faults = self.stats.faults, "engine fault: {what}");
+        error!(
+            game = self.s.game,
+            faults = self.stats.faults,
+            "engine fault: {what}"
+        );
         self.log.push(format!("engine fault: {what}"));
         if self.stats.faults >= self.max_faults {
             error!(game = self.s.game, "too many engine faults: resigning");
@@ -494,10 +542,21 @@ impl Task {
 
     fn on_brain(&mut self, ev: BrainEvent) {
         match ev {
-            BrainEvent::Info { ply, depth, score, nodes, time, pv } => {
+            BrainEvent::Info {
+                ply,
+                depth,
+                score,
+                nodes,
+                time,
+                pv,
+            } => {
                 if depth >= 1 {
                     let root = self.board.clone();
-                    let side_score = if self.s.our_color == Color::White { score } else { -score };
+                    let side_score = if self.s.our_color == Color::White {
+                        score
+                    } else {
+                        -score
+                    };
                     self.log.push(format!(
                         "ply {ply:>3} depth {depth:>2} score {} nodes {nodes} time {:.2} pv {}",
                         crate::format::score(side_score),
@@ -507,8 +566,21 @@ impl Task {
                 }
                 self.last_info = Some((ply, pv));
             }
-            BrainEvent::Move { ply, mv, score, depth, nodes, time, pv: _, offer_draw, from_hook, error } => {
-                let Some(t) = self.thinking.as_ref() else { return };
+            BrainEvent::Move {
+                ply,
+                mv,
+                score,
+                depth,
+                nodes,
+                time,
+                pv: _,
+                offer_draw,
+                from_hook,
+                error,
+            } => {
+                let Some(t) = self.thinking.as_ref() else {
+                    return;
+                };
                 if t.ply != ply || ply != self.ply() || !self.our_turn() {
                     debug!(game = self.s.game, ply, "stale engine move ignored");
                     return;
@@ -541,7 +613,11 @@ impl Task {
                 self.log.push(format!(
                     "ply {ply:>3} played {} score {} depth {depth} nodes {nodes} time {:.2}{}",
                     self.board.san(mv),
-                    crate::format::score(if self.s.our_color == Color::White { score } else { -score }),
+                    crate::format::score(if self.s.our_color == Color::White {
+                        score
+                    } else {
+                        -score
+                    }),
                     time.as_secs_f64(),
                     if from_hook { " (book/tables)" } else { "" }
                 ));
@@ -554,7 +630,8 @@ impl Task {
             BrainEvent::Resign { ply, score } => {
                 if ply == self.ply() && self.our_turn() {
                     info!(game = self.s.game, score, "resigning");
-                    self.log.push(format!("resigned at ply {ply}, score {score}"));
+                    self.log
+                        .push(format!("resigned at ply {ply}, score {score}"));
                     self.send(ServerCommand::Resign);
                     self.thinking = None;
                 }
@@ -582,7 +659,9 @@ impl Task {
 
     /// The engine did not answer in time.
     fn on_deadline(&mut self) {
-        let Some(t) = self.thinking.as_mut() else { return };
+        let Some(t) = self.thinking.as_mut() else {
+            return;
+        };
         if !t.stop_sent {
             t.stop_sent = true;
             t.deadline = Instant::now() + Duration::from_millis(250);
@@ -605,7 +684,10 @@ impl Task {
     fn pgn(&self, end: &GameEnd) -> String {
         let mut g = crate::chess::pgn::PgnGame::new(self.start.clone());
         let rated = if self.s.rated { "rated" } else { "unrated" };
-        g.set_tag("Event", &format!("{} {rated} {} game", self.s.server, self.s.kind));
+        g.set_tag(
+            "Event",
+            &format!("{} {rated} {} game", self.s.server, self.s.kind),
+        );
         g.set_tag("Site", &self.s.server);
         g.set_tag("Date", &pgn_date());
         g.set_tag("Round", "-");
@@ -617,7 +699,10 @@ impl Task {
         if let Some(r) = self.s.black_rating {
             g.set_tag("BlackElo", &r.to_string());
         }
-        g.set_tag("TimeControl", &format!("{}+{}", self.s.minutes * 60, self.s.increment));
+        g.set_tag(
+            "TimeControl",
+            &format!("{}+{}", self.s.minutes * 60, self.s.increment),
+        );
         g.set_tag("Termination", &end.reason);
         let mut b = self.start.clone();
         for (i, &m) in self.moves.iter().enumerate() {
@@ -627,7 +712,11 @@ impl Task {
                 c.push(format!("[%clk {}]", fmt_clk(*ms)));
             }
             if let Some(Some((score, depth))) = self.evals.get(i) {
-                let white = if b.side_to_move() == Color::White { *score } else { -*score };
+                let white = if b.side_to_move() == Color::White {
+                    *score
+                } else {
+                    -*score
+                };
                 c.push(format!("[%eval {:.2}] d{depth}", white as f64 / 100.0));
             }
             if !c.is_empty() {
@@ -687,7 +776,10 @@ impl Task {
                 self.awaiting_moves = None;
                 if let Some(s) = self.last.clone() {
                     if let Some(board) = s.board() {
-                        error!(game = self.s.game, "no move list from the server; playing on from its board");
+                        error!(
+                            game = self.s.game,
+                            "no move list from the server; playing on from its board"
+                        );
                         self.start = board.clone();
                         self.moves.clear();
                         self.board = board;
@@ -733,7 +825,10 @@ impl Task {
                     info!(game = self.s.game, "accepting the abort request");
                     self.send(ServerCommand::Abort);
                 } else {
-                    debug!(game = self.s.game, "abort request declined (game under way)");
+                    debug!(
+                        game = self.s.game,
+                        "abort request declined (game under way)"
+                    );
                 }
             }
             ServerEvent::AdjournRequest { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
@@ -742,18 +837,25 @@ impl Task {
                 } else {
                     self.send(ServerCommand::Decline(Some(from.clone())));
                     if self.polite {
-                        self.send(ServerCommand::Tell(from, "Sorry, I play my games to the end.".into()));
+                        self.send(ServerCommand::Tell(
+                            from,
+                            "Sorry, I play my games to the end.".into(),
+                        ));
                     }
                 }
             }
-            ServerEvent::TakebackRequest { from, .. } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+            ServerEvent::TakebackRequest { from, .. }
+                if from.eq_ignore_ascii_case(&self.s.opponent) =>
+            {
                 self.send(ServerCommand::Decline(Some(from.clone())));
                 if self.polite {
                     self.send(ServerCommand::Tell(from, "Sorry, no takebacks.".into()));
                 }
             }
             ServerEvent::FlagRefused => {
-                self.flag_at = self.flag_at.map(|_| Instant::now() + Duration::from_millis(500));
+                self.flag_at = self
+                    .flag_at
+                    .map(|_| Instant::now() + Duration::from_millis(500));
             }
             _ => {}
         }

@@ -88,13 +88,25 @@ pub struct GameReport {
 /// What the daemon tells its subscribers.
 #[derive(Clone, Debug)]
 pub enum BotEvent {
-    LoggedIn { handle: String },
-    Disconnected { why: String },
-    GameStarted { game: u32, opponent: String },
+    LoggedIn {
+        handle: String,
+    },
+    Disconnected {
+        why: String,
+    },
+    GameStarted {
+        game: u32,
+        opponent: String,
+    },
     GameEnded(Box<GameReport>),
-    Challenge { challenger: String, verdict: Verdict },
+    Challenge {
+        challenger: String,
+        verdict: Verdict,
+    },
     /// A game task panicked (the daemon stays connected).
-    GamePanicked { game: u32 },
+    GamePanicked {
+        game: u32,
+    },
     Stopping,
 }
 
@@ -271,7 +283,10 @@ impl Daemon {
             }
         };
         let mut st = State::new(o.clone(), self.settings.password.clone());
-        let mut backoff = Backoff::new(o.duration("ics.reconnect_min"), o.duration("ics.reconnect_max"));
+        let mut backoff = Backoff::new(
+            o.duration("ics.reconnect_min"),
+            o.duration("ics.reconnect_max"),
+        );
         let mut name_in_use = 0;
         let mut ready_sent = false;
         loop {
@@ -291,8 +306,13 @@ impl Daemon {
                         notify(&[sd_notify::NotifyState::Ready]);
                         ready_sent = true;
                     }
-                    notify(&[sd_notify::NotifyState::Status(&format!("logged in as {} on {}", conn.handle, cfg.host))]);
-                    self.emit(BotEvent::LoggedIn { handle: conn.handle.clone() });
+                    notify(&[sd_notify::NotifyState::Status(&format!(
+                        "logged in as {} on {}",
+                        conn.handle, cfg.host
+                    ))]);
+                    self.emit(BotEvent::LoggedIn {
+                        handle: conn.handle.clone(),
+                    });
                     let started = Instant::now();
                     let end = self.session(conn, &cfg, &mut st).instrument(span).await;
                     if started.elapsed() > Duration::from_secs(60) {
@@ -311,7 +331,9 @@ impl Daemon {
                         }
                         SessionEnd::Kicked => {
                             warn!("another session logged in with our name; waiting before trying again");
-                            self.emit(BotEvent::Disconnected { why: "kicked".into() });
+                            self.emit(BotEvent::Disconnected {
+                                why: "kicked".into(),
+                            });
                             backoff.max
                         }
                     }
@@ -337,7 +359,10 @@ impl Daemon {
             if st.draining {
                 return Exit::Ok;
             }
-            notify(&[sd_notify::NotifyState::Status(&format!("reconnecting in {:.0} s", delay.as_secs_f64()))]);
+            notify(&[sd_notify::NotifyState::Status(&format!(
+                "reconnecting in {:.0} s",
+                delay.as_secs_f64()
+            ))]);
             info!("reconnecting in {:.1} s", delay.as_secs_f64());
             let sleep = tokio::time::sleep(delay);
             tokio::pin!(sleep);
@@ -360,7 +385,14 @@ impl Daemon {
         };
         match f() {
             Ok(s) => {
-                info!("configuration reloaded{}", if in_game { " (engine sizes apply after this game)" } else { "" });
+                info!(
+                    "configuration reloaded{}",
+                    if in_game {
+                        " (engine sizes apply after this game)"
+                    } else {
+                        ""
+                    }
+                );
                 let noplay_path = match s.options.str("bot.noplay_file") {
                     "" => None,
                     p => Some(PathBuf::from(p)),
@@ -385,11 +417,41 @@ impl Daemon {
         }
     }
 
-    fn game_setup(&self, st: &State, game: u32, white: &str, black: &str, handle: &str, continuing: bool, kind: ServerKind, host: &str) -> GameSetup {
-        let our_color = if white.eq_ignore_ascii_case(handle) { Color::White } else { Color::Black };
-        let opponent = if our_color == Color::White { black } else { white }.to_string();
-        let (mut wr, mut br, mut rated, mut gkind, mut minutes, mut inc) = (None, None, false, String::from("unknown"), 0, 0);
-        if let Some(ServerEvent::Creating { white: cw, black: cb, white_rating, black_rating, rated: r, kind: k, minutes: m, increment: i }) = &st.creating {
+    fn game_setup(
+        &self,
+        st: &State,
+        game: u32,
+        white: &str,
+        black: &str,
+        handle: &str,
+        continuing: bool,
+        kind: ServerKind,
+        host: &str,
+    ) -> GameSetup {
+        let our_color = if white.eq_ignore_ascii_case(handle) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let opponent = if our_color == Color::White {
+            black
+        } else {
+            white
+        }
+        .to_string();
+        let (mut wr, mut br, mut rated, mut gkind, mut minutes, mut inc) =
+            (None, None, false, String::from("unknown"), 0, 0);
+        if let Some(ServerEvent::Creating {
+            white: cw,
+            black: cb,
+            white_rating,
+            black_rating,
+            rated: r,
+            kind: k,
+            minutes: m,
+            increment: i,
+        }) = &st.creating
+        {
             if cw.eq_ignore_ascii_case(white) && cb.eq_ignore_ascii_case(black) {
                 wr = *white_rating;
                 br = *black_rating;
@@ -426,9 +488,12 @@ impl Daemon {
     fn start_game(&self, setup: GameSetup, w: &Writer, st: &mut State) -> Slot {
         let (tx, rx) = mpsc::unbounded_channel();
         let brain = st.brain.take();
-        let span = info_span!("game", game = setup.game, white = %setup.white, black = %setup.black);
+        let span =
+            info_span!("game", game = setup.game, white = %setup.white, black = %setup.black);
         let panic_now = self.task_panic_game == Some(setup.game)
-            && !self.task_panicked.swap(true, std::sync::atomic::Ordering::SeqCst);
+            && !self
+                .task_panicked
+                .swap(true, std::sync::atomic::Ordering::SeqCst);
         let s2 = setup.clone();
         let w2 = w.clone();
         let handle = tokio::spawn(
@@ -440,8 +505,16 @@ impl Daemon {
             }
             .instrument(span),
         );
-        self.emit(BotEvent::GameStarted { game: setup.game, opponent: setup.opponent.clone() });
-        Slot { game: setup.game, setup, tx, handle }
+        self.emit(BotEvent::GameStarted {
+            game: setup.game,
+            opponent: setup.opponent.clone(),
+        });
+        Slot {
+            game: setup.game,
+            setup,
+            tx,
+            handle,
+        }
     }
 
     async fn finish_game(&self, out: GameOutcome, w: &Writer, st: &mut State) {
@@ -456,7 +529,12 @@ impl Daemon {
             let archive = st.archive.clone();
             let pgn = out.pgn.clone();
             let log = out.log.clone();
-            let name = format!("game-{}-{}-{}.log", game::pgn_date().replace('.', ""), out.setup.game, std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32));
+            let name = format!(
+                "game-{}-{}-{}.log",
+                game::pgn_date().replace('.', ""),
+                out.setup.game,
+                std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32)
+            );
             let _ = tokio::task::spawn_blocking(move || {
                 if let Some(p) = pgn {
                     if let Err(e) = archive.append_pgn(&p) {
@@ -475,7 +553,9 @@ impl Daemon {
                 st.streak = (opp.clone(), 1);
             }
             // Repeat aborters.
-            let aborted = result == "*" && reason.to_ascii_lowercase().contains("abort") && out.opponent_moves == 0;
+            let aborted = result == "*"
+                && reason.to_ascii_lowercase().contains("abort")
+                && out.opponent_moves == 0;
             let key = opp.to_ascii_lowercase();
             if aborted {
                 let n = st.aborts.entry(key.clone()).or_insert(0);
@@ -504,7 +584,12 @@ impl Daemon {
         let _ = w;
     }
 
-    async fn session(&mut self, mut conn: Connection, cfg: &ConnectConfig, st: &mut State) -> SessionEnd {
+    async fn session(
+        &mut self,
+        mut conn: Connection,
+        cfg: &ConnectConfig,
+        st: &mut State,
+    ) -> SessionEnd {
         conn.setup(cfg);
         let w = conn.writer.clone();
         let handle = conn.handle.clone();
@@ -660,15 +745,28 @@ impl Daemon {
                     forward(slot, ev);
                 } else if slot.is_none() {
                     // A game we did not see start (resumed after a restart).
-                    let setup = self.game_setup(st, s.game, &s.white.clone(), &s.black.clone(), handle, true, kind, host);
+                    let setup = self.game_setup(
+                        st,
+                        s.game,
+                        &s.white.clone(),
+                        &s.black.clone(),
+                        handle,
+                        true,
+                        kind,
+                        host,
+                    );
                     *slot = Some(self.start_game(setup, w, st));
                     forward(slot, ev);
                 }
             }
             ServerEvent::Creating { .. } => st.creating = Some(ev),
-            ServerEvent::GameStart { game, ref white, ref black, continuing, .. }
-                if white.eq_ignore_ascii_case(handle) || black.eq_ignore_ascii_case(handle) =>
-            {
+            ServerEvent::GameStart {
+                game,
+                ref white,
+                ref black,
+                continuing,
+                ..
+            } if white.eq_ignore_ascii_case(handle) || black.eq_ignore_ascii_case(handle) => {
                 if slot.as_ref().is_some_and(|s| s.game == game) {
                     return None;
                 }
@@ -699,7 +797,11 @@ impl Daemon {
                 }
             }
             ServerEvent::Challenge(c) => {
-                let in_a_row = if st.streak.0.eq_ignore_ascii_case(&c.challenger) { st.streak.1 } else { 0 };
+                let in_a_row = if st.streak.0.eq_ignore_ascii_case(&c.challenger) {
+                    st.streak.1
+                } else {
+                    0
+                };
                 let mut verdict = st.formula.judge(&c, &st.noplay, in_a_row, slot.is_some());
                 if st.draining {
                     verdict = Verdict::Decline("I am shutting down".into());
@@ -711,11 +813,17 @@ impl Daemon {
                     Verdict::Decline(why) => {
                         w.send(&ServerCommand::Decline(Some(c.challenger.clone())));
                         if st.opts.bool("bot.polite") {
-                            w.send(&ServerCommand::Tell(c.challenger.clone(), format!("Sorry, {why}.")));
+                            w.send(&ServerCommand::Tell(
+                                c.challenger.clone(),
+                                format!("Sorry, {why}."),
+                            ));
                         }
                     }
                 }
-                self.emit(BotEvent::Challenge { challenger: c.challenger, verdict });
+                self.emit(BotEvent::Challenge {
+                    challenger: c.challenger,
+                    verdict,
+                });
             }
             ServerEvent::AdjournedOpponentOnline { names } => {
                 for n in names {
@@ -738,7 +846,9 @@ impl Daemon {
                 }
                 return Some(SessionEnd::Kicked);
             }
-            ServerEvent::NoSuchVariable { ref name } => debug!("the server lacks the setting {name}"),
+            ServerEvent::NoSuchVariable { ref name } => {
+                debug!("the server lacks the setting {name}")
+            }
             ServerEvent::Unknown(ref l) => {
                 debug!("unhandled: {l}");
                 self.hooks.event(&ev, w);

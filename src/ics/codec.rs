@@ -161,6 +161,17 @@ impl IcsCodec {
                     self.out.push_back(IcsItem::Overlong(n));
                     return;
                 }
+                // The guest's "Press return to enter the server as "X":" has no newline.
+                if b == b':'
+                    && self.line.starts_with(b"Press return to enter")
+                    && self.line.ends_with(b"\":")
+                {
+                    let p = String::from_utf8_lossy(&self.line).into_owned();
+                    self.line.clear();
+                    self.flush_held();
+                    self.out.push_back(IcsItem::Prompt(p));
+                    return;
+                }
                 if self.line.len() <= 10 && self.prompts.iter().any(|p| p == &self.line) {
                     let p = String::from_utf8_lossy(&self.line).into_owned();
                     self.line.clear();
@@ -207,15 +218,6 @@ impl IcsCodec {
             }
         }
         src.advance(i);
-        // The guest's "Press return to enter the server as "X":" has no newline.
-        if !self.dropping && self.line.starts_with(b"Press return to enter") {
-            let p = String::from_utf8_lossy(&self.line).into_owned();
-            if p.trim_end().ends_with(':') {
-                self.line.clear();
-                self.flush_held();
-                self.out.push_back(IcsItem::Prompt(p));
-            }
-        }
     }
 }
 

@@ -92,7 +92,21 @@ impl Style12 {
                 return None;
             }
             for (c, &ch) in b.iter().enumerate() {
-                if !matches!(ch, b'-' | b'P' | b'N' | b'B' | b'R' | b'Q' | b'K' | b'p' | b'n' | b'b' | b'r' | b'q' | b'k') {
+                if !matches!(
+                    ch,
+                    b'-' | b'P'
+                        | b'N'
+                        | b'B'
+                        | b'R'
+                        | b'Q'
+                        | b'K'
+                        | b'p'
+                        | b'n'
+                        | b'b'
+                        | b'r'
+                        | b'q'
+                        | b'k'
+                ) {
                     return None;
                 }
                 row[c] = ch;
@@ -198,7 +212,11 @@ impl Style12 {
         format!(
             "{} {} {} {} {} {}",
             self.placement(),
-            if self.side_to_move == Color::White { "w" } else { "b" },
+            if self.side_to_move == Color::White {
+                "w"
+            } else {
+                "b"
+            },
             castle,
             ep,
             self.irreversible,
@@ -304,16 +322,24 @@ pub enum ServerEvent {
     LoginPrompt,
     PasswordPrompt,
     /// `Press return to enter the server as "GuestXYZW":`.
-    GuestPrompt { name: String },
+    GuestPrompt {
+        name: String,
+    },
     /// `"botone" is a registered name.`
-    RegisteredName { name: String },
+    RegisteredName {
+        name: String,
+    },
     InvalidPassword,
     /// `*** Sorry newbie is already logged in ***`.
     NameInUse,
     /// The server refused the name itself (too short, bad characters).
-    BadName { why: String },
+    BadName {
+        why: String,
+    },
     /// `**** Starting FICS session as X ****`.
-    SessionStarted { handle: String },
+    SessionStarted {
+        handle: String,
+    },
     /// `**** X is already logged in - kicking them out. ****` (we kicked ourselves).
     KickedOther,
     /// `**** X has arrived - you can't both be logged in. ****` (we were kicked).
@@ -343,47 +369,86 @@ pub enum ServerEvent {
     },
     GameEnd(GameEnd),
     MoveList(MoveList),
-    IllegalMove { text: String },
+    IllegalMove {
+        text: String,
+    },
     NotYourMove,
     NotPlaying,
     // ----- offers -----------------------------------------------------------------
     Challenge(Challenge),
     /// `X accepts your challenge.` / `X declines the match offer.`
-    ChallengeAnswer { from: String, accepted: bool },
-    DrawOffer { from: String },
-    AbortRequest { from: String },
-    AdjournRequest { from: String },
-    TakebackRequest { from: String, plies: u32 },
+    ChallengeAnswer {
+        from: String,
+        accepted: bool,
+    },
+    DrawOffer {
+        from: String,
+    },
+    AbortRequest {
+        from: String,
+    },
+    AdjournRequest {
+        from: String,
+    },
+    TakebackRequest {
+        from: String,
+        plies: u32,
+    },
     /// `X declines draw request.` and the like.
-    OfferDeclined { from: String, what: String },
+    OfferDeclined {
+        from: String,
+        what: String,
+    },
     /// `Your opponent is not out of time!`
     FlagRefused,
     // ----- seeks ------------------------------------------------------------------
     /// A seek ad line of ours or others (`  0    0 botone   2  12 rated   blitz`).
-    SeekAd { line: String },
+    SeekAd {
+        line: String,
+    },
     /// `Ads removed: ...`, `AD_DESTROY: ...`.
     SeekRemoved,
     // ----- talk -------------------------------------------------------------------
-    Tell { from: String, text: String },
-    Say { from: String, text: String },
-    Whisper { from: String, text: String },
-    Kibitz { from: String, text: String },
+    Tell {
+        from: String,
+        text: String,
+    },
+    Say {
+        from: String,
+        text: String,
+    },
+    Whisper {
+        from: String,
+        text: String,
+    },
+    Kibitz {
+        from: String,
+        text: String,
+    },
     // ----- notifications ---------------------------------------------------------
     /// `Notification: X, who has an adjourned game with you, has arrived.` and the
     /// list of such players printed at login.
-    AdjournedOpponentOnline { names: Vec<String> },
+    AdjournedOpponentOnline {
+        names: Vec<String>,
+    },
     /// `Your opponent has lost contact or quit.`
     OpponentLostContact,
     /// Idle logout announced (`**** Auto-logout because you were idle ... ****`).
     AutoLogout,
     /// `**** Server going down in 0 minutes and 10 seconds. ****` (None: at once).
-    Shutdown { in_secs: Option<u32> },
+    Shutdown {
+        in_secs: Option<u32>,
+    },
     /// `Logging you out.` / `Thank you for using ...`: the server closes.
     LoggedOut,
     // ----- command replies --------------------------------------------------------
-    CommandNotFound { command: String },
+    CommandNotFound {
+        command: String,
+    },
     /// `No such ivariable "nowrap".` / `No such variable name x.`
-    NoSuchVariable { name: String },
+    NoSuchVariable {
+        name: String,
+    },
     Unknown(String),
 }
 
@@ -490,7 +555,10 @@ impl LineParser {
         }
         let mut words = t.split_whitespace();
         if let Some(first) = words.next() {
-            if first.ends_with('.') && first[..first.len() - 1].chars().all(|c| c.is_ascii_digit()) && first.len() > 1 {
+            if first.ends_with('.')
+                && first[..first.len() - 1].chars().all(|c| c.is_ascii_digit())
+                && first.len() > 1
+            {
                 for w in words {
                     if w.starts_with('(') || w.ends_with(')') {
                         continue;
@@ -519,13 +587,31 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     }
     if let Some((game, white, black, text, result)) = game_braces(t) {
         if let Some(desc) = text.strip_prefix("Creating ") {
-            return E::GameStart { game, white, black, continuing: false, description: desc.to_string() };
+            return E::GameStart {
+                game,
+                white,
+                black,
+                continuing: false,
+                description: desc.to_string(),
+            };
         }
         if let Some(desc) = text.strip_prefix("Continuing ") {
-            return E::GameStart { game, white, black, continuing: true, description: desc.to_string() };
+            return E::GameStart {
+                game,
+                white,
+                black,
+                continuing: true,
+                description: desc.to_string(),
+            };
         }
         if matches!(result.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
-            return E::GameEnd(GameEnd { game, white, black, reason: text, result });
+            return E::GameEnd(GameEnd {
+                game,
+                white,
+                black,
+                reason: text,
+                result,
+            });
         }
         return E::Unknown(line.to_string());
     }
@@ -553,7 +639,10 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     }
     if let Some(rest) = after(t, "Movelist for game ") {
         let game = rest.trim_end_matches(':').parse().ok();
-        p.movelist = Some(MoveList { game, ..Default::default() });
+        p.movelist = Some(MoveList {
+            game,
+            ..Default::default()
+        });
         p.movelist_lines = 0;
         return E::Unknown(line.to_string());
     }
@@ -573,7 +662,9 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
         }
     }
     if t == "Illegal move." || t.starts_with("Illegal move (") {
-        return E::IllegalMove { text: t.to_string() };
+        return E::IllegalMove {
+            text: t.to_string(),
+        };
     }
     if t == "It is not your move." {
         return E::NotYourMove;
@@ -599,7 +690,9 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     }
     if let Some(rest) = t.strip_prefix("**** Starting FICS session as ") {
         let handle = rest.trim_end_matches('*').trim();
-        return E::SessionStarted { handle: strip_title(handle).0 };
+        return E::SessionStarted {
+            handle: strip_title(handle).0,
+        };
     }
     if t.starts_with("**** ") && t.contains("is already logged in - kicking them out") {
         return E::KickedOther;
@@ -608,7 +701,9 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
         return E::Kicked;
     }
     if t.starts_with('"') && t.contains("\" is a registered name") {
-        return E::RegisteredName { name: t.split('"').nth(1).unwrap_or("").to_string() };
+        return E::RegisteredName {
+            name: t.split('"').nth(1).unwrap_or("").to_string(),
+        };
     }
     if t.starts_with("**** Auto-logout") || t.contains("idle more than") && t.contains("logout") {
         return E::AutoLogout;
@@ -634,7 +729,9 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
             }
             k += 1;
         }
-        return E::Shutdown { in_secs: Some(secs) };
+        return E::Shutdown {
+            in_secs: Some(secs),
+        };
     }
     if t == "Logging you out." || t.starts_with("Thank you for using") {
         return E::LoggedOut;
@@ -645,7 +742,9 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     if let Some(rest) = t.strip_prefix("Notification: ") {
         if rest.contains("who has an adjourned game with you, has arrived") {
             let name = rest.split(',').next().unwrap_or("").trim();
-            return E::AdjournedOpponentOnline { names: vec![strip_title(name).0] };
+            return E::AdjournedOpponentOnline {
+                names: vec![strip_title(name).0],
+            };
         }
     }
     if t.contains("who has an adjourned game with you, is online:")
@@ -655,19 +754,33 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
         return E::Unknown(line.to_string());
     }
     if let Some(name) = t.strip_suffix(" accepts your challenge.") {
-        return E::ChallengeAnswer { from: strip_title(name).0, accepted: true };
+        return E::ChallengeAnswer {
+            from: strip_title(name).0,
+            accepted: true,
+        };
     }
     if let Some(name) = t.strip_suffix(" declines the match offer.") {
-        return E::ChallengeAnswer { from: strip_title(name).0, accepted: false };
+        return E::ChallengeAnswer {
+            from: strip_title(name).0,
+            accepted: false,
+        };
     }
     if let Some(name) = t.strip_suffix(" offers you a draw.") {
-        return E::DrawOffer { from: strip_title(name).0 };
+        return E::DrawOffer {
+            from: strip_title(name).0,
+        };
     }
     if let Some(name) = t.strip_suffix(" would like to abort the game; type \"abort\" to accept.") {
-        return E::AbortRequest { from: strip_title(name).0 };
+        return E::AbortRequest {
+            from: strip_title(name).0,
+        };
     }
-    if let Some(name) = t.strip_suffix(" would like to adjourn the game; type \"adjourn\" to accept.") {
-        return E::AdjournRequest { from: strip_title(name).0 };
+    if let Some(name) =
+        t.strip_suffix(" would like to adjourn the game; type \"adjourn\" to accept.")
+    {
+        return E::AdjournRequest {
+            from: strip_title(name).0,
+        };
     }
     if let Some(i) = t.find(" would like to take back ") {
         let from = strip_title(&t[..i]).0;
@@ -681,39 +794,65 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     for what in ["draw", "abort", "adjourn", "takeback"] {
         let suffix = format!(" declines {what} request.");
         if let Some(name) = t.strip_suffix(suffix.as_str()) {
-            return E::OfferDeclined { from: strip_title(name).0, what: what.into() };
+            return E::OfferDeclined {
+                from: strip_title(name).0,
+                what: what.into(),
+            };
         }
         let suffix = format!(" declines the {what} request.");
         if let Some(name) = t.strip_suffix(suffix.as_str()) {
-            return E::OfferDeclined { from: strip_title(name).0, what: what.into() };
+            return E::OfferDeclined {
+                from: strip_title(name).0,
+                what: what.into(),
+            };
         }
     }
     if let Some((from, text)) = t.split_once(" tells you: ") {
-        return E::Tell { from: strip_title(from).0, text: text.to_string() };
+        return E::Tell {
+            from: strip_title(from).0,
+            text: text.to_string(),
+        };
     }
     if let Some((from, text)) = t.split_once(" says: ") {
-        return E::Say { from: strip_title(from).0, text: text.to_string() };
+        return E::Say {
+            from: strip_title(from).0,
+            text: text.to_string(),
+        };
     }
     if let Some((from, text)) = t.split_once(" whispers: ") {
-        return E::Whisper { from: strip_title(from).0, text: text.to_string() };
+        return E::Whisper {
+            from: strip_title(from).0,
+            text: text.to_string(),
+        };
     }
     if let Some((from, text)) = t.split_once(" kibitzes: ") {
-        return E::Kibitz { from: strip_title(from).0, text: text.to_string() };
+        return E::Kibitz {
+            from: strip_title(from).0,
+            text: text.to_string(),
+        };
     }
     if t.starts_with("Ads removed") || t.starts_with("AD_DESTROY") {
         return E::SeekRemoved;
     }
     if let Some(cmd) = t.strip_suffix(": Command not found.") {
-        return E::CommandNotFound { command: cmd.to_string() };
+        return E::CommandNotFound {
+            command: cmd.to_string(),
+        };
     }
     if let Some(rest) = t.strip_prefix("No such ivariable \"") {
-        return E::NoSuchVariable { name: rest.trim_end_matches("\".").to_string() };
+        return E::NoSuchVariable {
+            name: rest.trim_end_matches("\".").to_string(),
+        };
     }
     if let Some(rest) = t.strip_prefix("No such variable name ") {
-        return E::NoSuchVariable { name: rest.trim_end_matches('.').to_string() };
+        return E::NoSuchVariable {
+            name: rest.trim_end_matches('.').to_string(),
+        };
     }
     if is_seek_ad(t) {
-        return E::SeekAd { line: t.to_string() };
+        return E::SeekAd {
+            line: t.to_string(),
+        };
     }
     E::Unknown(line.to_string())
 }

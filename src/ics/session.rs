@@ -94,7 +94,9 @@ impl LoginError {
     pub fn is_credentials(&self) -> bool {
         matches!(
             self,
-            LoginError::BadPassword(_) | LoginError::MissingPassword(_) | LoginError::BadName { .. }
+            LoginError::BadPassword(_)
+                | LoginError::MissingPassword(_)
+                | LoginError::BadName { .. }
         )
     }
 }

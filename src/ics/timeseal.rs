@@ -52,10 +52,7 @@ pub const PING_REPLY: &str = "\u{2}9";
 /// result ends with a newline and is ready to be written.
 pub fn encode(line: &str, timestamp: u32, offset: u8) -> Vec<u8> {
     let offset = offset & 0x7f;
-    let mut buf: Vec<u8> = line
-        .bytes()
-        .filter(|&b| b != b'\n' && b != b'\r')
-        .collect();
+    let mut buf: Vec<u8> = line.bytes().filter(|&b| b != b'\n' && b != b'\r').collect();
     buf.push(0x18);
     buf.extend_from_slice(timestamp.to_string().as_bytes());
     buf.push(0x19);
@@ -97,7 +94,10 @@ pub fn decode(data: &[u8]) -> Option<(String, u32)> {
     }
     let start = buf.iter().position(|&b| b == 0x18)?;
     let end = start + 1 + buf[start + 1..].iter().position(|&b| b == 0x19)?;
-    let stamp: u32 = std::str::from_utf8(&buf[start + 1..end]).ok()?.parse().ok()?;
+    let stamp: u32 = std::str::from_utf8(&buf[start + 1..end])
+        .ok()?
+        .parse()
+        .ok()?;
     if buf[end + 1..].iter().any(|&b| b != b'1') {
         return None;
     }
