@@ -793,27 +793,21 @@ impl Task {
 
     fn on_event(&mut self, ev: ServerEvent, at: Instant) -> Option<GameEnd> {
         match ev {
-            ServerEvent::Style12(s) => {
-                if s.game == self.s.game {
-                    self.on_board(s, at);
-                }
-            }
+            ServerEvent::Style12(s) if s.game == self.s.game => self.on_board(s, at),
             ServerEvent::MoveList(ml) => self.on_movelist(ml, at),
             ServerEvent::GameEnd(e) if e.game == self.s.game => return Some(e),
-            ServerEvent::IllegalMove { text } => {
-                if self.pending.take().is_some() {
-                    self.stats.illegal_replies += 1;
-                    error!(game = self.s.game, "the server refused our move: {text}");
-                    self.send(ServerCommand::Refresh);
-                    self.request_moves("our move was refused");
-                }
+            ServerEvent::IllegalMove { text } if self.pending.is_some() => {
+                self.pending = None;
+                self.stats.illegal_replies += 1;
+                error!(game = self.s.game, "the server refused our move: {text}");
+                self.send(ServerCommand::Refresh);
+                self.request_moves("our move was refused");
             }
-            ServerEvent::NotYourMove => {
-                if self.pending.take().is_some() {
-                    warn!(game = self.s.game, "the server says it is not our move");
-                    self.send(ServerCommand::Refresh);
-                    self.request_moves("not our move");
-                }
+            ServerEvent::NotYourMove if self.pending.is_some() => {
+                self.pending = None;
+                warn!(game = self.s.game, "the server says it is not our move");
+                self.send(ServerCommand::Refresh);
+                self.request_moves("not our move");
             }
             ServerEvent::DrawOffer { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
                 if let Some(b) = &self.brain {

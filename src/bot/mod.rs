@@ -417,6 +417,7 @@ impl Daemon {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn game_setup(
         &self,
         st: &State,

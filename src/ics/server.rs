@@ -141,9 +141,7 @@ impl ServerProfile {
 pub fn guess_clock_unit(initial_minutes: u32, white: i64, black: i64) -> ClockUnit {
     let secs = initial_minutes as i64 * 60;
     let top = white.max(black);
-    if secs > 0 && top >= secs * 100 {
-        ClockUnit::Millis
-    } else if secs == 0 && top > 1000 {
+    if (secs > 0 && top >= secs * 100) || (secs == 0 && top > 1000) {
         ClockUnit::Millis
     } else {
         ClockUnit::Seconds
