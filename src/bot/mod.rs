@@ -530,11 +530,15 @@ impl Daemon {
             let archive = st.archive.clone();
             let pgn = out.pgn.clone();
             let log = out.log.clone();
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
             let name = format!(
-                "game-{}-{}-{}.log",
+                "game-{}-{secs}-{}-{}.log",
                 game::pgn_date().replace('.', ""),
                 out.setup.game,
-                std::process::id() ^ (Instant::now().elapsed().as_nanos() as u32)
+                opp.to_ascii_lowercase()
             );
             let _ = tokio::task::spawn_blocking(move || {
                 if let Some(p) = pgn {

@@ -591,3 +591,186 @@ async fn measure_daemon() {
         (c1 - c0) / 10.0 * 100.0
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn first_shutdown_finishes_the_game_then_quits() {
+    let cfg = FakeConfig {
+        games: 3,
+        opp_resign_at: Some(12),
+        opp_think: Duration::from_millis(60),
+        ..Default::default()
+    };
+    let r = start("drain", cfg, &[], |_| {}).await;
+    // The game is under way once the bot (White) has moved after accepting.
+    let under_way = |s: &FakeStats| {
+        s.commands
+            .iter()
+            .skip_while(|c| *c != "accept bottwo")
+            .count()
+            >= 2
+    };
+    assert!(r.srv.wait_for(Duration::from_secs(20), under_way).await);
+    r.control.send(ControlMsg::Shutdown);
+    let exit = tokio::time::timeout(Duration::from_secs(40), r.handle)
+        .await
+        .unwrap()
+        .unwrap();
+    let s = r.srv.stats();
+    assert_eq!(exit, Exit::Ok);
+    assert_eq!(s.results.len(), 1, "the game was played out: {s:?}");
+    assert!(s.results[0].1.contains("resigns"), "{s:?}");
+    assert_eq!(
+        s.commands
+            .iter()
+            .filter(|c| c.starts_with("accept"))
+            .count(),
+        1,
+        "no new game"
+    );
+    assert!(s.commands.iter().any(|c| c == "unseek"));
+    assert_eq!(s.commands.last().map(String::as_str), Some("quit"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_lock_and_configuration_errors() {
+    let cfg = FakeConfig {
+        games: 0,
+        ..Default::default()
+    };
+    let r = start("reload", cfg, &[], |_| {}).await;
+    let srv_port = r.srv.port;
+    assert!(
+        r.srv
+            .wait_for(Duration::from_secs(10), |s| s.logins == 1)
+            .await
+    );
+    // A second instance for the same account and records directory is refused.
+    let second = Daemon::new(settings(srv_port, &r.dir, &[]));
+    let exit = tokio::time::timeout(Duration::from_secs(5), second.run())
+        .await
+        .unwrap();
+    assert_eq!(exit, Exit::Locked);
+    let _ = r.finish(Duration::from_secs(10)).await;
+
+    // SIGHUP: the new configuration's seeks are posted.
+    let srv = FakeServer::start(FakeConfig {
+        games: 0,
+        ..Default::default()
+    })
+    .await;
+    let dir = temp_dir("reload2");
+    let mut d = Daemon::new(settings(srv.port, &dir, &[]));
+    let (port, dir2) = (srv.port, dir.clone());
+    d.set_reloader(Box::new(move || {
+        Ok(settings(port, &dir2, &["bot.seeks=2 1 u m"]))
+    }));
+    let control = d.control();
+    let h = tokio::spawn(d.run());
+    assert!(
+        srv.wait_for(Duration::from_secs(10), |s| s
+            .commands
+            .iter()
+            .any(|c| c == "seek 1 0 u m"))
+            .await
+    );
+    control.send(ControlMsg::Reload);
+    assert!(
+        srv.wait_for(Duration::from_secs(10), |s| s
+            .commands
+            .iter()
+            .any(|c| c == "seek 2 1 u m"))
+            .await
+    );
+    control.send(ControlMsg::Shutdown);
+    assert_eq!(
+        tokio::time::timeout(Duration::from_secs(10), h)
+            .await
+            .unwrap()
+            .unwrap(),
+        Exit::Ok
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+
+    // Configuration errors name the key, the file and the fix.
+    let bad = temp_dir("badcfg").join("bad.toml");
+    std::fs::write(&bad, "[ics]\nport = 70000\n").unwrap();
+    let e = kibitzer::settings::load(Some(&bad), std::iter::empty::<(String, String)>(), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bad.toml")
+            && e.contains("ics.port")
+            && e.contains("70000")
+            && e.contains("fix: use a whole number in 1..=65535"),
+        "{e}"
+    );
+    std::fs::write(&bad, "[bot]\nseeks = [\"fast please\"]\n").unwrap();
+    let e = kibitzer::settings::load(Some(&bad), std::iter::empty::<(String, String)>(), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bot.seeks") && e.contains("fix:"), "{e}");
+    std::fs::write(&bad, "[ics]\nsevrer = \"x\"\n").unwrap();
+    let e = kibitzer::settings::load(Some(&bad), std::iter::empty::<(String, String)>(), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("ics.sevrer") && e.contains("no such setting"),
+        "{e}"
+    );
+    let e = kibitzer::settings::load(
+        None,
+        std::iter::empty::<(String, String)>(),
+        &["password=x".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("command line"), "{e}");
+    let e = kibitzer::settings::load(
+        None,
+        [
+            ("KIBITZER_BOT_MIN_TIME", "9"),
+            ("KIBITZER_BOT_MAX_TIME", "3"),
+        ],
+        &[],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("bot.min_time") && e.contains("environment"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(bad.parent().unwrap());
+
+    // The shipped configuration: a guest on freechess.org seeking unrated games,
+    // environment over file, command line over environment, password from a file.
+    let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/kibitzer.toml");
+    let s = kibitzer::settings::load(
+        Some(&shipped),
+        [("KIBITZER_ICS_PORT", "5001")],
+        &["threads=2".to_string()],
+    )
+    .unwrap();
+    let o = &s.options;
+    assert_eq!(o.str("ics.server"), "freechess.org");
+    assert_eq!(o.str("ics.handle"), "guest");
+    assert_eq!(o.int("ics.port"), 5001);
+    assert_eq!(o.int("threads"), 2);
+    assert!(kibitzer::settings::seeks(o)
+        .iter()
+        .all(|s| s.contains(" u ")));
+    assert!(s.password.is_none());
+    let pw = temp_dir("pw").join("pw");
+    std::fs::write(&pw, "sekrit\n").unwrap();
+    let s = kibitzer::settings::load(
+        None,
+        std::iter::empty::<(String, String)>(),
+        &[format!("ics.password_file={}", pw.display())],
+    )
+    .unwrap();
+    assert_eq!(s.password.as_ref().map(|p| p.expose()), Some("sekrit"));
+    assert!(
+        !format!("{:?}", s.password).contains("sekrit"),
+        "never printed"
+    );
+    let _ = std::fs::remove_dir_all(pw.parent().unwrap());
+}
