@@ -60,7 +60,7 @@ fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
     };
     SettingsError::Key {
         origin: origin.to_string(),
-        key: key.to_string(),
+        key: lookup(key).map_or(key, |s| s.name).to_string(),
         problem,
         fix,
     }
