@@ -19,13 +19,16 @@
 //! - `tools`: command implementations that are not a front end (perft, perf, bench).
 
 pub mod book;
+pub mod bot;
 pub mod chess;
 pub mod egtb;
 pub mod engine;
 pub mod eval;
 pub mod format;
 pub mod game;
+pub mod ics;
 pub mod learn;
 pub mod options;
 pub mod protocol;
+pub mod settings;
 pub mod tools;

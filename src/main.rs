@@ -25,6 +25,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The ICS daemon: log in to a chess server and play unattended (alias `ics`).
+    #[command(alias = "ics")]
+    Daemon {
+        /// Configuration file (TOML); default config/kibitzer.toml when it exists.
+        #[arg(long, short = 'c', value_name = "FILE", env = "KIBITZER_CONFIG")]
+        config: Option<std::path::PathBuf>,
+        /// Server host (ics.server).
+        #[arg(long)]
+        server: Option<String>,
+        /// Server port (ics.port).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Login name (ics.handle); `guest` for a guest account.
+        #[arg(long)]
+        handle: Option<String>,
+        /// File whose first line is the password (ics.password_file).
+        #[arg(long, value_name = "FILE")]
+        password_file: Option<String>,
+        /// Print every configuration key with its default and help, then exit.
+        #[arg(long)]
+        keys: bool,
+        /// Check the configuration and exit.
+        #[arg(long)]
+        check: bool,
+    },
     /// The Crafty-style console (the default without a subcommand).
     Console,
     /// Speak UCI on stdin/stdout.
@@ -222,7 +247,9 @@ fn create(
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
-    for e in o.load_env(std::env::vars()) {
+    let env = std::env::vars()
+        .filter(|(k, _)| k != kibitzer::settings::PASSWORD_ENV && k != "KIBITZER_CONFIG");
+    for e in o.load_env(env) {
         eprintln!("kibitzer: environment: {e}");
     }
     let errors = o.load_pairs(Source::CommandLine, set.iter().map(String::as_str));
@@ -251,6 +278,33 @@ fn main() -> Result<()> {
         return front_end(Protocol::Console, &cli.set);
     };
     match command {
+        Command::Daemon {
+            config,
+            server,
+            port,
+            handle,
+            password_file,
+            keys,
+            check,
+        } => {
+            let mut set = cli.set.clone();
+            let flags = [
+                ("ics.server", server),
+                ("ics.port", port.map(|p| p.to_string())),
+                ("ics.handle", handle),
+                ("ics.password_file", password_file),
+            ];
+            for (k, v) in flags {
+                if let Some(v) = v {
+                    set.push(format!("{k}={v}"));
+                }
+            }
+            if keys {
+                print_keys();
+                return Ok(());
+            }
+            std::process::exit(daemon(config, &set, check));
+        }
         Command::Console => return front_end(Protocol::Console, &cli.set),
         Command::Uci => return front_end(Protocol::Uci, &cli.set),
         Command::Xboard => return front_end(Protocol::Xboard, &cli.set),
@@ -480,4 +534,115 @@ fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> 
         BookAction::Torture { dir, seed } => kibitzer::book::tools::torture(&dir, seed)?,
     }
     Ok(())
+}
+
+fn print_keys() {
+    use kibitzer::options::{front, TABLE};
+    for s in TABLE.iter().filter(|s| s.shown_in(front::CONFIG)) {
+        println!(
+            "{:<28} default {:<18} env {:<34} {}; {}",
+            s.name,
+            format!("\"{}\"", s.default),
+            s.env_var(),
+            s.help,
+            s.expected()
+        );
+    }
+}
+
+fn init_logging(level: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+        // The wire transcript only at debug and below.
+        let wire = if matches!(level, "debug" | "trace") {
+            "debug"
+        } else {
+            "off"
+        };
+        EnvFilter::new(format!("{level},kibitzer::wire={wire}"))
+    });
+    // Under systemd the journal adds its own timestamps and has no colours.
+    let journal =
+        std::env::var_os("JOURNAL_STREAM").is_some() || std::env::var_os("INVOCATION_ID").is_some();
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(!journal && std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if journal {
+        b.without_time().init();
+    } else {
+        b.init();
+    }
+}
+
+/// Runs the daemon; returns the process exit status.
+fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i32 {
+    use kibitzer::bot::{ControlMsg, Daemon, Exit};
+    let config = config.or_else(|| {
+        let p = std::path::PathBuf::from("config/kibitzer.toml");
+        p.exists().then_some(p)
+    });
+    let settings = match kibitzer::settings::load(config.as_deref(), std::env::vars(), set) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("kibitzer: configuration: {e}");
+            return Exit::Config as i32;
+        }
+    };
+    if check {
+        println!(
+            "configuration OK{}",
+            config
+                .as_ref()
+                .map(|p| format!(" ({})", p.display()))
+                .unwrap_or_default()
+        );
+        return 0;
+    }
+    init_logging(settings.options.str("records.log_level"));
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("kibitzer: cannot start the runtime: {e}");
+            return Exit::Failure as i32;
+        }
+    };
+    let set = set.to_vec();
+    let file = config.clone();
+    rt.block_on(async move {
+        let mut d = Daemon::new(settings);
+        d.set_reloader(Box::new(move || {
+            kibitzer::settings::load(file.as_deref(), std::env::vars(), &set)
+        }));
+        let control = d.control();
+        tokio::spawn(async move {
+            use tokio::signal::unix::{signal, SignalKind};
+            let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::hangup()),
+            ) else {
+                tracing::error!("cannot install signal handlers");
+                return;
+            };
+            let mut stops = 0;
+            loop {
+                tokio::select! {
+                    _ = term.recv() => stops += 1,
+                    _ = int.recv() => stops += 1,
+                    _ = hup.recv() => { control.send(ControlMsg::Reload); continue; }
+                }
+                control.send(if stops == 1 {
+                    ControlMsg::Shutdown
+                } else {
+                    ControlMsg::Quit
+                });
+            }
+        });
+        d.run().await as i32
+    })
 }

@@ -23,4 +23,8 @@ mod protocol_uci;
 mod protocol_xboard;
 
 mod book;
+mod daemon;
+mod ics_codec;
+mod ics_fake_server;
+mod ics_parse;
 mod learn;

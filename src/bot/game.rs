@@ -1,0 +1,972 @@
+//! One task per game: it bridges the server's events for that game, the game
+//! controller on the brain thread, and the wire. The server's style-12 boards are
+//! the truth; our move list is checked against them and rebuilt from `moves <game>`
+//! whenever they disagree (and after `Illegal move.`, a resume or a restart), never
+//! guessed. Our move is re-checked against the server's position before it is sent.
+//! Clocks come from style 12; our own timing is monotonic (`Instant`); the move
+//! overhead adapts to what the server really charges. If the engine does not answer
+//! in time the task sends a legal move itself and starts a fresh engine.
+
+use super::brain::{Brain, BrainCmd, BrainEvent, Fault};
+use crate::chess::{Board, Color, Move};
+use crate::game::Opponent;
+use crate::ics::{
+    move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer,
+};
+use crate::options::Options;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tracing::{debug, error, info, warn};
+
+/// What starts a game task.
+#[derive(Clone, Debug)]
+pub struct GameSetup {
+    pub game: u32,
+    pub white: String,
+    pub black: String,
+    pub our_color: Color,
+    pub opponent: String,
+    pub white_rating: Option<i32>,
+    pub black_rating: Option<i32>,
+    pub rated: bool,
+    pub kind: String,
+    pub minutes: u32,
+    pub increment: u32,
+    /// A resumed (adjourned) game.
+    pub continuing: bool,
+    pub server: String,
+    pub clock_unit: Option<ClockUnit>,
+    /// The server flags by itself.
+    pub autoflag: bool,
+    pub opts: Options,
+    pub fault: Option<Fault>,
+}
+
+/// Input to a game task from the supervisor.
+#[derive(Debug)]
+pub enum GameInput {
+    Event(ServerEvent, Instant),
+    /// The first SIGTERM: finish (or ask to adjourn, when configured).
+    Drain {
+        adjourn: bool,
+    },
+    /// The connection is gone.
+    ConnectionLost,
+}
+
+/// Figures a game leaves behind for the measurements.
+#[derive(Clone, Debug, Default)]
+pub struct GameStats {
+    /// Moves we sent that the server refused.
+    pub illegal_replies: u32,
+    /// Engine moves caught by our own legality re-check.
+    pub illegal_caught: u32,
+    /// Smallest clock we kept after one of our moves, in ms.
+    pub min_reserve_ms: Option<i64>,
+    /// Board received -> move sent, for each of our moves, ms, with whether the move
+    /// came at once (book, tables, a single reply).
+    pub reactions: Vec<(f64, bool)>,
+    pub faults: u32,
+    pub overhead_ms: u64,
+    pub resyncs: u32,
+}
+
+/// How a game task ended.
+pub struct GameOutcome {
+    pub setup: GameSetup,
+    /// `1-0`, `0-1`, `1/2-1/2`, `*`; `None` when the connection went first.
+    pub end: Option<GameEnd>,
+    pub plies: usize,
+    /// Moves the opponent made.
+    pub opponent_moves: usize,
+    pub pgn: Option<String>,
+    pub log: Vec<String>,
+    pub stats: GameStats,
+    /// The engine, to reuse (absent when it had to be abandoned).
+    pub brain: Option<Brain>,
+}
+
+struct Thinking {
+    ply: usize,
+    board_at: Instant,
+    deadline: Instant,
+    stop_sent: bool,
+}
+
+struct Pending {
+    ply: usize,
+    board_at: Instant,
+    sent: Instant,
+    our_clock_before_ms: i64,
+}
+
+/// Adapts the move overhead from what the server charges beyond our own thinking.
+#[derive(Clone, Debug)]
+pub struct Overhead {
+    pub min: Duration,
+    pub max: Duration,
+    estimate_ms: f64,
+}
+
+impl Overhead {
+    pub fn new(min: Duration, max: Duration) -> Overhead {
+        Overhead {
+            min,
+            max,
+            estimate_ms: min.as_millis() as f64,
+        }
+    }
+
+    /// A sample: the server charged `charged_ms` for a move we measured at
+    /// `measured_ms`; `coarse`: the clocks are whole seconds (noisy samples).
+    pub fn sample(&mut self, charged_ms: i64, measured_ms: i64, coarse: bool) {
+        let excess = (charged_ms - measured_ms).clamp(0, self.max.as_millis() as i64) as f64;
+        let alpha = if coarse { 0.1 } else { 0.3 };
+        // Rise fast, fall slowly: running out of time is worse than thinking less.
+        let a = if excess > self.estimate_ms {
+            alpha * 2.0
+        } else {
+            alpha / 2.0
+        };
+        self.estimate_ms += a * (excess - self.estimate_ms);
+    }
+
+    pub fn current(&self) -> Duration {
+        Duration::from_millis((self.estimate_ms * 1.25) as u64 + 20).clamp(self.min, self.max)
+    }
+}
+
+struct Task {
+    s: GameSetup,
+    writer: Writer,
+    brain: Option<Brain>,
+    start: Board,
+    moves: Vec<Move>,
+    board: Board,
+    last: Option<Box<Style12>>,
+    last_at: Instant,
+    unit: ClockUnit,
+    awaiting_moves: Option<Instant>,
+    thinking: Option<Thinking>,
+    pending: Option<Pending>,
+    retried_ply: Option<usize>,
+    last_info: Option<(usize, Vec<Move>)>,
+    last_score: Option<i32>,
+    evals: Vec<Option<(i32, i32)>>,
+    clk: Vec<Option<i64>>,
+    overhead: Overhead,
+    draw_claimed: Option<usize>,
+    flag_at: Option<Instant>,
+    flags_sent: u32,
+    first_move_deadline: Option<Instant>,
+    abort_sent: bool,
+    draining: bool,
+    log: Vec<String>,
+    stats: GameStats,
+    max_faults: u32,
+    abort_plies: usize,
+    polite: bool,
+}
+
+const FAR: Duration = Duration::from_secs(86_400);
+
+fn placement_side_equal(b: &Board, s: &Style12) -> bool {
+    let fen = b.to_fen();
+    let mut it = fen.split(' ');
+    let placement = it.next().unwrap_or("");
+    let side = it.next().unwrap_or("");
+    placement == s.placement()
+        && side
+            == if s.side_to_move == Color::White {
+                "w"
+            } else {
+                "b"
+            }
+}
+
+/// The move from `b` that reaches the style-12 position, if exactly one does.
+pub fn find_move(b: &Board, s: &Style12) -> Option<Move> {
+    let mut found = None;
+    for &m in b.legal_moves().iter() {
+        let mut c = b.clone();
+        c.make_move(m);
+        if placement_side_equal(&c, s) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(m);
+        }
+    }
+    found
+}
+
+fn fmt_clk(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+/// Today's date as `YYYY.MM.DD` (UTC).
+pub fn pgn_date() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Civil date from days since 1970-01-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+impl Task {
+    fn send(&self, c: ServerCommand) {
+        self.writer.send(&c);
+    }
+
+    fn ply(&self) -> usize {
+        self.moves.len()
+    }
+
+    fn our_turn(&self) -> bool {
+        self.board.side_to_move() == self.s.our_color
+    }
+
+    fn clock_ms(&self, side: Color) -> i64 {
+        match &self.last {
+            Some(s) => self.unit.millis(s.clock(side)),
+            None => self.s.minutes as i64 * 60_000,
+        }
+    }
+
+    /// Our time left now (the clock runs from the board's arrival).
+    fn left_now_ms(&self, side: Color) -> i64 {
+        let base = self.clock_ms(side);
+        if self.board.side_to_move() == side {
+            base - self.last_at.elapsed().as_millis() as i64
+        } else {
+            base
+        }
+    }
+
+    fn brain_position(&mut self, think: bool) {
+        let Some(b) = &self.brain else { return };
+        let w = self
+            .unit
+            .duration(self.last.as_ref().map_or(0, |s| s.white_clock));
+        let bl = self
+            .unit
+            .duration(self.last.as_ref().map_or(0, |s| s.black_clock));
+        b.send(BrainCmd::Position {
+            start: Box::new(self.start.clone()),
+            moves: self.moves.clone(),
+            white: w,
+            black: bl,
+            overhead: self.overhead.current(),
+            think,
+        });
+    }
+
+    fn new_brain(&mut self) {
+        if let Some(old) = self.brain.take() {
+            old.abandon();
+        }
+        let b = Brain::spawn(&self.s.opts, None);
+        b.send(BrainCmd::NewGame {
+            opts: Box::new(self.s.opts.clone()),
+            side: self.s.our_color,
+            opponent: self.opponent_info(),
+        });
+        self.brain = Some(b);
+    }
+
+    fn opponent_info(&self) -> Opponent {
+        let (rating, own) = match self.s.our_color {
+            Color::White => (self.s.black_rating, self.s.white_rating),
+            Color::Black => (self.s.white_rating, self.s.black_rating),
+        };
+        Opponent {
+            name: self.s.opponent.clone(),
+            rating,
+            own_rating: own,
+            computer: false,
+            server: self.s.server.clone(),
+        }
+    }
+
+    /// Starts thinking if it is our move and we are not already.
+    fn maybe_think(&mut self, board_at: Instant) {
+        if !self.our_turn() || !self.board.has_legal_move() || self.awaiting_moves.is_some() {
+            return;
+        }
+        if self.thinking.as_ref().is_some_and(|t| t.ply == self.ply()) {
+            return;
+        }
+        let left = self.left_now_ms(self.s.our_color).max(0);
+        let soft = left * 45 / 100 + 300;
+        let cap = (left - 700).max(left / 2);
+        let budget = soft.min(cap).max(30) as u64;
+        self.thinking = Some(Thinking {
+            ply: self.ply(),
+            board_at,
+            deadline: Instant::now() + Duration::from_millis(budget),
+            stop_sent: false,
+        });
+        self.brain_position(true);
+    }
+
+    fn request_moves(&mut self, why: &str) {
+        if self.awaiting_moves.is_none() {
+            info!(game = self.s.game, "re-synchronising from `moves`: {why}");
+            self.stats.resyncs += 1;
+            self.send(ServerCommand::Moves(self.s.game));
+            self.awaiting_moves = Some(Instant::now());
+        }
+    }
+
+    fn on_board(&mut self, s: Box<Style12>, at: Instant) {
+        if self.last.is_none() && self.s.clock_unit.is_none() {
+            self.unit = crate::ics::server::guess_clock_unit(
+                s.initial_minutes,
+                s.white_clock,
+                s.black_clock,
+            );
+        }
+        let mut known = placement_side_equal(&self.board, &s)
+            && self.ply() as u32 == s.ply().saturating_sub(self.start_ply());
+        if !known {
+            if let Some(m) = find_move(&self.board, &s) {
+                self.board.make_move(m);
+                self.moves.push(m);
+                known = true;
+                if self.board.side_to_move() == self.s.our_color {
+                    // The opponent moved.
+                    self.first_move_deadline = None;
+                } else if let Some(p) = self.pending.take() {
+                    self.our_move_echoed(p, &s);
+                }
+            }
+        }
+        // The clock of the side that just moved, for %clk.
+        let mover = !s.side_to_move;
+        if !self.moves.is_empty() {
+            let idx = self.moves.len() - 1;
+            if self.clk.len() <= idx {
+                self.clk.resize(idx + 1, None);
+            }
+            self.clk[idx] = Some(self.unit.millis(s.clock(mover)));
+        }
+        self.last = Some(s);
+        self.last_at = at;
+        if !known {
+            self.request_moves("the server's board is not the one our move list gives");
+            return;
+        }
+        self.after_position(at);
+    }
+
+    fn start_ply(&self) -> u32 {
+        let b = &self.start;
+        2 * (b.fullmove_number() as u32).saturating_sub(1)
+            + (b.side_to_move() == Color::Black) as u32
+    }
+
+    fn our_move_echoed(&mut self, p: Pending, s: &Style12) {
+        let after = self.unit.millis(s.clock(self.s.our_color));
+        let charged = p.our_clock_before_ms - after + s.increment_secs as i64 * 1000;
+        let measured = p.sent.duration_since(p.board_at).as_millis() as i64;
+        self.overhead
+            .sample(charged, measured, self.unit == ClockUnit::Seconds);
+        self.stats.overhead_ms = self.overhead.current().as_millis() as u64;
+        self.stats.min_reserve_ms = Some(self.stats.min_reserve_ms.map_or(after, |m| m.min(after)));
+        debug!(
+            game = self.s.game,
+            ply = p.ply,
+            charged,
+            measured,
+            "move charged"
+        );
+    }
+
+    fn after_position(&mut self, at: Instant) {
+        let ply = self.ply();
+        if self.thinking.as_ref().is_some_and(|t| t.ply != ply) {
+            self.thinking = None;
+        }
+        // Draw claims: the server does not end these games by itself.
+        if (self.board.is_threefold_repetition() || self.board.is_fifty_move_draw())
+            && self.draw_claimed != Some(ply)
+            && self.last_score.unwrap_or(0) <= self.s.opts.int("drawscore") as i32
+        {
+            info!(
+                game = self.s.game,
+                "claiming a draw (repetition or 50 moves)"
+            );
+            self.send(ServerCommand::Draw);
+            self.draw_claimed = Some(ply);
+        }
+        if self.our_turn() {
+            self.flag_at = None;
+            self.maybe_think(at);
+        } else {
+            self.brain_position(false);
+            // The opponent's clock: flag when it runs out if the server does not.
+            let opp = !self.s.our_color;
+            let left = self.clock_ms(opp);
+            let ticking = self.last.as_ref().and_then(|s| s.ticking).unwrap_or(true);
+            if !self.s.autoflag && ticking {
+                self.flag_at = Some(at + Duration::from_millis(left.max(0) as u64 + 300));
+            }
+            if self.first_move_deadline.is_none() && !self.opponent_has_moved() && !self.abort_sent
+            {
+                self.first_move_deadline =
+                    Some(at + self.s.opts.duration("bot.first_move_timeout"));
+            }
+        }
+    }
+
+    fn opponent_has_moved(&self) -> bool {
+        let start_side = self.start.side_to_move();
+        let opp = !self.s.our_color;
+        let n = self.moves.len();
+        if start_side == opp {
+            n >= 1
+        } else {
+            n >= 2
+        }
+    }
+
+    fn on_movelist(&mut self, ml: MoveList, at: Instant) {
+        if self.awaiting_moves.take().is_none() {
+            return;
+        }
+        let mut b = Board::startpos();
+        let mut list = Vec::new();
+        let mut ok = true;
+        for san in &ml.moves {
+            match b.parse_move(san) {
+                Ok(m) => {
+                    b.make_move(m);
+                    list.push(m);
+                }
+                Err(e) => {
+                    warn!(game = self.s.game, "move list: cannot read '{san}': {e}");
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        let Some(s) = self.last.clone() else { return };
+        if ok && !placement_side_equal(&b, &s) {
+            if let Some(m) = find_move(&b, &s) {
+                b.make_move(m);
+                list.push(m);
+            } else {
+                ok = false;
+            }
+        }
+        if ok {
+            self.start = Board::startpos();
+            self.moves = list;
+            self.board = b;
+        } else if let Some(board) = s.board() {
+            error!(game = self.s.game, "move list does not reach the server's board; playing on from the board alone (repetitions before it are unknown)");
+            self.start = board.clone();
+            self.moves.clear();
+            self.board = board;
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.ply < self.moves.len())
+        {
+            self.pending = None;
+        }
+        self.thinking = None;
+        self.after_position(at);
+    }
+
+    fn fallback_move(&self) -> Option<Move> {
+        if let Some((ply, pv)) = &self.last_info {
+            if *ply == self.ply() {
+                if let Some(&m) = pv.first() {
+                    if self.board.is_legal(m) {
+                        return Some(m);
+                    }
+                }
+            }
+        }
+        let moves = self.board.legal_moves();
+        moves.iter().copied().max_by_key(|&m| self.board.see(m))
+    }
+
+    fn play(&mut self, mv: Move, board_at: Instant, instant: bool) {
+        let text = move_text(&self.board, mv);
+        let before = self.left_now_ms(self.s.our_color);
+        self.send(ServerCommand::Move(text.clone()));
+        let now = Instant::now();
+        let ms = now.duration_since(board_at).as_secs_f64() * 1000.0;
+        self.stats.reactions.push((ms, instant));
+        self.pending = Some(Pending {
+            ply: self.ply(),
+            board_at,
+            sent: now,
+            our_clock_before_ms: self.clock_ms(self.s.our_color),
+        });
+        debug!(game = self.s.game, mv = %text, ms, left = before, "sent move");
+        self.thinking = None;
+    }
+
+    fn fault(&mut self, what: &str) {
+        self.stats.faults += 1;
+        error!(
+            game = self.s.game,
+            faults = self.stats.faults,
+            "engine fault: {what}"
+        );
+        self.log.push(format!("engine fault: {what}"));
+        if self.stats.faults >= self.max_faults {
+            error!(game = self.s.game, "too many engine faults: resigning");
+            self.send(ServerCommand::Resign);
+        } else if !self.abort_sent {
+            self.send(ServerCommand::Abort);
+            self.abort_sent = true;
+        }
+    }
+
+    fn on_brain(&mut self, ev: BrainEvent) {
+        match ev {
+            BrainEvent::Info {
+                ply,
+                depth,
+                score,
+                nodes,
+                time,
+                pv,
+            } => {
+                if depth >= 1 {
+                    let root = self.board.clone();
+                    let side_score = if self.s.our_color == Color::White {
+                        score
+                    } else {
+                        -score
+                    };
+                    self.log.push(format!(
+                        "ply {ply:>3} depth {depth:>2} score {} nodes {nodes} time {:.2} pv {}",
+                        crate::format::score(side_score),
+                        time.as_secs_f64(),
+                        crate::format::pv(&root, crate::format::legal_prefix(&root, &pv), true)
+                    ));
+                }
+                self.last_info = Some((ply, pv));
+            }
+            BrainEvent::Move {
+                ply,
+                mv,
+                score,
+                depth,
+                nodes,
+                time,
+                pv: _,
+                offer_draw,
+                from_hook,
+                error,
+            } => {
+                let Some(t) = self.thinking.as_ref() else {
+                    return;
+                };
+                if t.ply != ply || ply != self.ply() || !self.our_turn() {
+                    debug!(game = self.s.game, ply, "stale engine move ignored");
+                    return;
+                }
+                let board_at = t.board_at;
+                if let Some(e) = error {
+                    self.fault(&e);
+                }
+                let mv = if self.board.is_legal(mv) {
+                    mv
+                } else {
+                    self.stats.illegal_caught += 1;
+                    error!(game = self.s.game, %mv, "the engine's move is not legal in the server's position");
+                    if self.retried_ply != Some(ply) {
+                        self.retried_ply = Some(ply);
+                        self.thinking = None;
+                        self.maybe_think(board_at);
+                        return;
+                    }
+                    match self.fallback_move() {
+                        Some(m) => m,
+                        None => return,
+                    }
+                };
+                self.last_score = Some(score);
+                if self.evals.len() <= ply {
+                    self.evals.resize(ply + 1, None);
+                }
+                self.evals[ply] = Some((score, depth));
+                self.log.push(format!(
+                    "ply {ply:>3} played {} score {} depth {depth} nodes {nodes} time {:.2}{}",
+                    self.board.san(mv),
+                    crate::format::score(if self.s.our_color == Color::White {
+                        score
+                    } else {
+                        -score
+                    }),
+                    time.as_secs_f64(),
+                    if from_hook { " (book/tables)" } else { "" }
+                ));
+                let single = self.board.legal_moves().len() == 1;
+                self.play(mv, board_at, from_hook || single);
+                if offer_draw {
+                    self.send(ServerCommand::Draw);
+                }
+            }
+            BrainEvent::Resign { ply, score } => {
+                if ply == self.ply() && self.our_turn() {
+                    info!(game = self.s.game, score, "resigning");
+                    self.log
+                        .push(format!("resigned at ply {ply}, score {score}"));
+                    self.send(ServerCommand::Resign);
+                    self.thinking = None;
+                }
+            }
+            BrainEvent::DrawAnswer { accept, score } => {
+                if accept {
+                    info!(game = self.s.game, score, "accepting the draw offer");
+                    self.send(ServerCommand::Draw);
+                } else {
+                    debug!(game = self.s.game, score, "draw offer not accepted");
+                }
+            }
+            BrainEvent::Died(msg) => {
+                self.fault(&format!("engine thread panicked: {msg}"));
+                self.new_brain();
+                if self.our_turn() {
+                    self.thinking = None;
+                    self.maybe_think(self.last_at);
+                } else {
+                    self.brain_position(false);
+                }
+            }
+        }
+    }
+
+    /// The engine did not answer in time.
+    fn on_deadline(&mut self) {
+        let Some(t) = self.thinking.as_mut() else {
+            return;
+        };
+        if !t.stop_sent {
+            t.stop_sent = true;
+            t.deadline = Instant::now() + Duration::from_millis(250);
+            if let Some(b) = &self.brain {
+                b.send(BrainCmd::Stop);
+            }
+            return;
+        }
+        let board_at = t.board_at;
+        warn!(game = self.s.game, "the engine did not answer in time");
+        let mv = self.fallback_move();
+        self.fault("no answer to stop");
+        if let Some(m) = mv {
+            self.play(m, board_at, false);
+        }
+        self.new_brain();
+        self.brain_position(false);
+    }
+
+    fn pgn(&self, end: &GameEnd) -> String {
+        let mut g = crate::chess::pgn::PgnGame::new(self.start.clone());
+        let rated = if self.s.rated { "rated" } else { "unrated" };
+        g.set_tag(
+            "Event",
+            &format!("{} {rated} {} game", self.s.server, self.s.kind),
+        );
+        g.set_tag("Site", &self.s.server);
+        g.set_tag("Date", &pgn_date());
+        g.set_tag("Round", "-");
+        g.set_tag("White", &self.s.white);
+        g.set_tag("Black", &self.s.black);
+        if let Some(r) = self.s.white_rating {
+            g.set_tag("WhiteElo", &r.to_string());
+        }
+        if let Some(r) = self.s.black_rating {
+            g.set_tag("BlackElo", &r.to_string());
+        }
+        g.set_tag(
+            "TimeControl",
+            &format!("{}+{}", self.s.minutes * 60, self.s.increment),
+        );
+        g.set_tag("Termination", &end.reason);
+        let mut b = self.start.clone();
+        for (i, &m) in self.moves.iter().enumerate() {
+            g.push_move(&b, m);
+            let mut c = Vec::new();
+            if let Some(Some(ms)) = self.clk.get(i) {
+                c.push(format!("[%clk {}]", fmt_clk(*ms)));
+            }
+            if let Some(Some((score, depth))) = self.evals.get(i) {
+                let white = if b.side_to_move() == Color::White {
+                    *score
+                } else {
+                    -*score
+                };
+                c.push(format!("[%eval {:.2}] d{depth}", white as f64 / 100.0));
+            }
+            if !c.is_empty() {
+                if let Some(last) = g.moves.last_mut() {
+                    last.comment = Some(c.join(" "));
+                }
+            }
+            b.make_move(m);
+        }
+        g.result = end.result.clone();
+        g.to_pgn()
+    }
+
+    fn next_timer(&self) -> Instant {
+        let mut t = Instant::now() + FAR;
+        if let Some(th) = &self.thinking {
+            t = t.min(th.deadline);
+        }
+        if let Some(f) = self.flag_at {
+            t = t.min(f);
+        }
+        if let Some(f) = self.first_move_deadline {
+            t = t.min(f);
+        }
+        if let Some(a) = self.awaiting_moves {
+            t = t.min(a + Duration::from_secs(3));
+        }
+        t
+    }
+
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        if self.thinking.as_ref().is_some_and(|t| now >= t.deadline) {
+            self.on_deadline();
+        }
+        if self.flag_at.is_some_and(|f| now >= f) {
+            if !self.our_turn() && self.flags_sent < 20 {
+                debug!(game = self.s.game, "opponent's time is up: flag");
+                self.send(ServerCommand::Flag);
+                self.flags_sent += 1;
+                self.flag_at = Some(now + Duration::from_secs(1));
+            } else {
+                self.flag_at = None;
+            }
+        }
+        if self.first_move_deadline.is_some_and(|f| now >= f) {
+            self.first_move_deadline = None;
+            if !self.opponent_has_moved() && !self.abort_sent {
+                info!(game = self.s.game, "the opponent does not move: aborting");
+                self.send(ServerCommand::Abort);
+                self.abort_sent = true;
+            }
+        }
+        if let Some(a) = self.awaiting_moves {
+            if now >= a + Duration::from_secs(3) {
+                // No move list came: play on from the board alone rather than lose on time.
+                self.awaiting_moves = None;
+                if let Some(s) = self.last.clone() {
+                    if let Some(board) = s.board() {
+                        error!(
+                            game = self.s.game,
+                            "no move list from the server; playing on from its board"
+                        );
+                        self.start = board.clone();
+                        self.moves.clear();
+                        self.board = board;
+                        self.thinking = None;
+                        self.after_position(self.last_at);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, ev: ServerEvent, at: Instant) -> Option<GameEnd> {
+        match ev {
+            ServerEvent::Style12(s) if s.game == self.s.game => self.on_board(s, at),
+            ServerEvent::MoveList(ml) => self.on_movelist(ml, at),
+            ServerEvent::GameEnd(e) if e.game == self.s.game => return Some(e),
+            ServerEvent::IllegalMove { text } if self.pending.is_some() => {
+                self.pending = None;
+                self.stats.illegal_replies += 1;
+                error!(game = self.s.game, "the server refused our move: {text}");
+                self.send(ServerCommand::Refresh);
+                self.request_moves("our move was refused");
+            }
+            ServerEvent::NotYourMove if self.pending.is_some() => {
+                self.pending = None;
+                warn!(game = self.s.game, "the server says it is not our move");
+                self.send(ServerCommand::Refresh);
+                self.request_moves("not our move");
+            }
+            ServerEvent::DrawOffer { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+                if let Some(b) = &self.brain {
+                    b.send(BrainCmd::DrawOffered);
+                }
+            }
+            ServerEvent::AbortRequest { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+                if self.ply() < self.abort_plies || self.stats.faults > 0 {
+                    info!(game = self.s.game, "accepting the abort request");
+                    self.send(ServerCommand::Abort);
+                } else {
+                    debug!(
+                        game = self.s.game,
+                        "abort request declined (game under way)"
+                    );
+                }
+            }
+            ServerEvent::AdjournRequest { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+                if self.draining && self.s.opts.bool("bot.adjourn_on_shutdown") {
+                    self.send(ServerCommand::Adjourn);
+                } else {
+                    self.send(ServerCommand::Decline(Some(from.clone())));
+                    if self.polite {
+                        self.send(ServerCommand::Tell(
+                            from,
+                            "Sorry, I play my games to the end.".into(),
+                        ));
+                    }
+                }
+            }
+            ServerEvent::TakebackRequest { from, .. }
+                if from.eq_ignore_ascii_case(&self.s.opponent) =>
+            {
+                self.send(ServerCommand::Decline(Some(from.clone())));
+                if self.polite {
+                    self.send(ServerCommand::Tell(from, "Sorry, no takebacks.".into()));
+                }
+            }
+            ServerEvent::FlagRefused => {
+                self.flag_at = self
+                    .flag_at
+                    .map(|_| Instant::now() + Duration::from_millis(500));
+            }
+            _ => {}
+        }
+        None
+    }
+}
+
+async fn brain_recv(b: &mut Option<Brain>) -> Option<BrainEvent> {
+    match b.as_mut() {
+        Some(b) => b.events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Runs one game to its end (or until the connection goes).
+pub async fn run(
+    setup: GameSetup,
+    writer: Writer,
+    brain: Option<Brain>,
+    mut input: mpsc::UnboundedReceiver<GameInput>,
+) -> GameOutcome {
+    let opts = setup.opts.clone();
+    let mut t = Task {
+        unit: setup.clock_unit.unwrap_or(ClockUnit::Seconds),
+        writer,
+        brain,
+        start: Board::startpos(),
+        moves: Vec::new(),
+        board: Board::startpos(),
+        last: None,
+        last_at: Instant::now(),
+        awaiting_moves: None,
+        thinking: None,
+        pending: None,
+        retried_ply: None,
+        last_info: None,
+        last_score: None,
+        evals: Vec::new(),
+        clk: Vec::new(),
+        overhead: Overhead::new(
+            Duration::from_millis(opts.int("bot.min_overhead") as u64),
+            Duration::from_millis(opts.int("bot.max_overhead") as u64),
+        ),
+        draw_claimed: None,
+        flag_at: None,
+        flags_sent: 0,
+        first_move_deadline: None,
+        abort_sent: false,
+        draining: false,
+        log: Vec::new(),
+        stats: GameStats::default(),
+        max_faults: opts.int("bot.max_faults") as u32,
+        abort_plies: opts.int("bot.abort_plies") as usize,
+        polite: opts.bool("bot.polite"),
+        s: setup,
+    };
+    match &t.brain {
+        Some(b) if b.is_alive() => b.send(BrainCmd::NewGame {
+            opts: Box::new(opts.clone()),
+            side: t.s.our_color,
+            opponent: t.opponent_info(),
+        }),
+        _ => {
+            let fault = t.s.fault;
+            let b = Brain::spawn(&opts, fault);
+            b.send(BrainCmd::NewGame {
+                opts: Box::new(opts.clone()),
+                side: t.s.our_color,
+                opponent: t.opponent_info(),
+            });
+            t.brain = Some(b);
+        }
+    }
+    info!(game = t.s.game, white = %t.s.white, black = %t.s.black, "game started");
+    let end = loop {
+        let wake = tokio::time::Instant::from_std(t.next_timer());
+        tokio::select! {
+            inp = input.recv() => match inp {
+                None | Some(GameInput::ConnectionLost) => break None,
+                Some(GameInput::Drain { adjourn }) => {
+                    t.draining = true;
+                    if adjourn {
+                        t.send(ServerCommand::Adjourn);
+                    }
+                }
+                Some(GameInput::Event(ev, at)) => {
+                    if let Some(end) = t.on_event(ev, at) {
+                        break Some(end);
+                    }
+                }
+            },
+            ev = brain_recv(&mut t.brain) => match ev {
+                Some(ev) => t.on_brain(ev),
+                None => {
+                    t.on_brain(BrainEvent::Died("the engine thread ended".into()));
+                }
+            },
+            _ = tokio::time::sleep_until(wake) => t.on_timer(),
+        }
+    };
+    if let Some(b) = &t.brain {
+        b.send(BrainCmd::Stop);
+    }
+    let pgn = end.as_ref().map(|e| t.pgn(e));
+    if let Some(e) = &end {
+        info!(game = t.s.game, result = %e.result, reason = %e.reason, plies = t.moves.len(), "game over");
+    }
+    let opponent_moves = t.moves.len() / 2
+        + (t.moves.len() % 2 == 1 && t.start.side_to_move() != t.s.our_color) as usize;
+    GameOutcome {
+        end,
+        plies: t.moves.len(),
+        opponent_moves,
+        pgn,
+        log: std::mem::take(&mut t.log),
+        stats: std::mem::take(&mut t.stats),
+        brain: t.brain.take(),
+        setup: t.s,
+    }
+}

@@ -1,0 +1,865 @@
+//! The ICS daemon. The supervisor owns the connection life cycle (connect, log in,
+//! set up, keep alive, reconnect with backoff and jitter), finds games (seeks,
+//! challenge formula, resuming adjourned games), starts one task per game
+//! (`game::run`) and hands it the engine (`brain`), records finished games
+//! (`archive`), and shuts down gracefully: the first SIGTERM/SIGINT stops seeking and
+//! lets the game in progress finish, the second quits at once; SIGHUP reloads the
+//! configuration and lists (engine sizes change only between games).
+//!
+//! Extension points for the bot behaviour built on top (talk, lists, observing):
+//! `Hooks` sees every challenge verdict and every server event the supervisor does
+//! not consume itself, with the writer to answer; `Daemon::subscribe` streams
+//! `BotEvent`s.
+
+pub mod archive;
+pub mod brain;
+pub mod formula;
+pub mod game;
+
+use crate::chess::Color;
+use crate::ics::session::{ConnectConfig, Connection, Incoming, LoginError};
+use crate::ics::timeseal::Version;
+use crate::ics::{Backoff, Challenge, ServerCommand, ServerEvent, ServerKind, Writer};
+use crate::options::{Options, Source};
+use crate::settings::{Settings, SettingsError};
+use archive::Archive;
+use brain::{Brain, Fault};
+use formula::{Formula, NoPlay, Verdict};
+use game::{GameInput, GameOutcome, GameSetup, GameStats};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, mpsc};
+use tokio::task::JoinHandle;
+use tracing::{debug, error, info, info_span, warn, Instrument};
+
+/// The daemon's exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Ok = 0,
+    Failure = 1,
+    /// Bad configuration.
+    Config = 2,
+    /// The server refused the credentials: restarting cannot help.
+    Credentials = 3,
+    /// The (unregistered) name is in use, or another session kicked us out.
+    NameInUse = 4,
+    /// Another instance runs for this account.
+    Locked = 5,
+}
+
+/// Requests to a running daemon (what the signals do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlMsg {
+    /// First SIGTERM/SIGINT: stop seeking, finish the game, then quit.
+    Shutdown,
+    /// Quit at once.
+    Quit,
+    /// SIGHUP: reload configuration and lists.
+    Reload,
+}
+
+#[derive(Clone)]
+pub struct Control {
+    tx: mpsc::UnboundedSender<ControlMsg>,
+}
+
+impl Control {
+    pub fn send(&self, m: ControlMsg) {
+        let _ = self.tx.send(m);
+    }
+}
+
+/// A finished game, as reported on the event stream.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    pub game: u32,
+    pub white: String,
+    pub black: String,
+    pub our_color: Color,
+    /// `1-0`, `0-1`, `1/2-1/2`, `*`; empty when the connection was lost first.
+    pub result: String,
+    pub reason: String,
+    pub plies: usize,
+    pub stats: GameStats,
+}
+
+/// What the daemon tells its subscribers.
+#[derive(Clone, Debug)]
+pub enum BotEvent {
+    LoggedIn {
+        handle: String,
+    },
+    Disconnected {
+        why: String,
+    },
+    GameStarted {
+        game: u32,
+        opponent: String,
+    },
+    GameEnded(Box<GameReport>),
+    Challenge {
+        challenger: String,
+        verdict: Verdict,
+    },
+    /// A game task panicked (the daemon stays connected).
+    GamePanicked {
+        game: u32,
+    },
+    Stopping,
+}
+
+/// Hooks for the behaviour built on top of the daemon.
+pub trait Hooks: Send + Sync {
+    /// May change the formula's verdict on a challenge.
+    fn challenge(&self, _c: &Challenge, verdict: Verdict) -> Verdict {
+        verdict
+    }
+    /// A server event the supervisor did not consume (tells, kibitzes, observed
+    /// boards, unknown lines).
+    fn event(&self, _ev: &ServerEvent, _writer: &Writer) {}
+}
+
+struct NoHooks;
+impl Hooks for NoHooks {}
+
+type Reloader = Box<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
+
+/// The daemon.
+pub struct Daemon {
+    settings: Settings,
+    reload: Option<Reloader>,
+    hooks: Arc<dyn Hooks>,
+    events: broadcast::Sender<BotEvent>,
+    control_tx: mpsc::UnboundedSender<ControlMsg>,
+    control_rx: mpsc::UnboundedReceiver<ControlMsg>,
+    /// Fault injection for tests.
+    pub fault: Option<Fault>,
+    /// Panic once in the task of this game number (tests).
+    pub task_panic_game: Option<u32>,
+    task_panicked: Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct Slot {
+    game: u32,
+    setup: GameSetup,
+    tx: mpsc::UnboundedSender<GameInput>,
+    handle: JoinHandle<GameOutcome>,
+}
+
+enum SessionEnd {
+    Quit,
+    Lost(String),
+    Kicked,
+}
+
+/// The connection settings from the options.
+pub fn connect_config(o: &Options, password: Option<crate::ics::Secret>) -> ConnectConfig {
+    let host = o.str("ics.server").trim().to_string();
+    ConnectConfig {
+        kind: ServerKind::from_config(o.str("ics.server_type"), &host),
+        host,
+        port: o.int("ics.port") as u16,
+        tls: o.bool("ics.tls"),
+        timeseal: Version::parse(o.str("ics.timeseal")).flatten(),
+        connect_timeout: o.duration("ics.connect_timeout"),
+        login_timeout: o.duration("ics.login_timeout"),
+        max_line: o.int("ics.max_line") as usize,
+        handle: o.str("ics.handle").trim().to_string(),
+        password,
+        interface: format!("{} {}", o.str("ics.interface"), env!("CARGO_PKG_VERSION")),
+        finger: o
+            .str("ics.finger")
+            .split('|')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    }
+}
+
+fn notify(state: &[sd_notify::NotifyState]) {
+    let _ = sd_notify::notify(state);
+}
+
+async fn join_game(slot: &mut Option<Slot>) -> Result<GameOutcome, tokio::task::JoinError> {
+    match slot.as_mut() {
+        Some(s) => (&mut s.handle).await,
+        None => std::future::pending().await,
+    }
+}
+
+struct State {
+    opts: Options,
+    password: Option<crate::ics::Secret>,
+    formula: Formula,
+    noplay: NoPlay,
+    archive: Archive,
+    brain: Option<Brain>,
+    draining: bool,
+    /// Opponent of the last games and how many in a row.
+    streak: (String, u32),
+    /// Aborted games in a row per opponent.
+    aborts: HashMap<String, u32>,
+    /// Panics per game number in this session.
+    panics: HashMap<u32, u32>,
+    creating: Option<ServerEvent>,
+    resume: Vec<String>,
+}
+
+impl State {
+    fn new(opts: Options, password: Option<crate::ics::Secret>) -> State {
+        let noplay_path = match opts.str("bot.noplay_file") {
+            "" => None,
+            p => Some(PathBuf::from(p)),
+        };
+        State {
+            formula: Formula::from_options(&opts),
+            noplay: NoPlay::load(noplay_path),
+            archive: Archive::from_options(&opts),
+            opts,
+            password,
+            brain: None,
+            draining: false,
+            streak: (String::new(), 0),
+            aborts: HashMap::new(),
+            panics: HashMap::new(),
+            creating: None,
+            resume: Vec::new(),
+        }
+    }
+}
+
+impl Daemon {
+    pub fn new(settings: Settings) -> Daemon {
+        let (control_tx, control_rx) = mpsc::unbounded_channel();
+        let (events, _) = broadcast::channel(256);
+        Daemon {
+            settings,
+            reload: None,
+            hooks: Arc::new(NoHooks),
+            events,
+            control_tx,
+            control_rx,
+            fault: None,
+            task_panic_game: None,
+            task_panicked: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }
+    }
+
+    /// How SIGHUP gets new settings.
+    pub fn set_reloader(&mut self, f: Reloader) {
+        self.reload = Some(f);
+    }
+
+    pub fn set_hooks(&mut self, hooks: Arc<dyn Hooks>) {
+        self.hooks = hooks;
+    }
+
+    pub fn control(&self) -> Control {
+        Control {
+            tx: self.control_tx.clone(),
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<BotEvent> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, e: BotEvent) {
+        let _ = self.events.send(e);
+    }
+
+    /// Runs until told to quit (or the credentials are refused).
+    pub async fn run(mut self) -> Exit {
+        let o = self.settings.options.clone();
+        let cfg = connect_config(&o, self.settings.password.clone());
+        let archive = Archive::from_options(&o);
+        let _lock = match archive::lock_instance(&archive.dir, &cfg.host, &cfg.handle) {
+            Ok(f) => f,
+            Err(e) => {
+                error!("{e}");
+                return Exit::Locked;
+            }
+        };
+        let mut st = State::new(o.clone(), self.settings.password.clone());
+        let mut backoff = Backoff::new(
+            o.duration("ics.reconnect_min"),
+            o.duration("ics.reconnect_max"),
+        );
+        let mut name_in_use = 0;
+        let mut ready_sent = false;
+        loop {
+            let cfg = connect_config(&st.opts, st.password.clone());
+            let span = info_span!("connection", server = %cfg.host, port = cfg.port);
+            let attempt = async {
+                let mut conn = Connection::open(&cfg).await?;
+                conn.login(&cfg).await?;
+                Ok::<Connection, LoginError>(conn)
+            }
+            .instrument(span.clone())
+            .await;
+            let delay = match attempt {
+                Ok(conn) => {
+                    name_in_use = 0;
+                    if !ready_sent {
+                        notify(&[sd_notify::NotifyState::Ready]);
+                        ready_sent = true;
+                    }
+                    notify(&[sd_notify::NotifyState::Status(&format!(
+                        "logged in as {} on {}",
+                        conn.handle, cfg.host
+                    ))]);
+                    self.emit(BotEvent::LoggedIn {
+                        handle: conn.handle.clone(),
+                    });
+                    let started = Instant::now();
+                    let end = self.session(conn, &cfg, &mut st).instrument(span).await;
+                    if started.elapsed() > Duration::from_secs(60) {
+                        backoff.reset();
+                    }
+                    match end {
+                        SessionEnd::Quit => {
+                            notify(&[sd_notify::NotifyState::Stopping]);
+                            self.emit(BotEvent::Stopping);
+                            return Exit::Ok;
+                        }
+                        SessionEnd::Lost(why) => {
+                            warn!("connection lost: {why}");
+                            self.emit(BotEvent::Disconnected { why });
+                            backoff.next_delay()
+                        }
+                        SessionEnd::Kicked => {
+                            warn!("another session logged in with our name; waiting before trying again");
+                            self.emit(BotEvent::Disconnected {
+                                why: "kicked".into(),
+                            });
+                            backoff.max
+                        }
+                    }
+                }
+                Err(e) if e.is_credentials() => {
+                    error!("login failed: {e}");
+                    return Exit::Credentials;
+                }
+                Err(LoginError::NameInUse(n)) => {
+                    name_in_use += 1;
+                    warn!("the name {n} is in use");
+                    if name_in_use >= 5 {
+                        error!("the name {n} stayed in use; giving up");
+                        return Exit::NameInUse;
+                    }
+                    backoff.next_delay()
+                }
+                Err(e) => {
+                    warn!("cannot log in: {e}");
+                    backoff.next_delay()
+                }
+            };
+            if st.draining {
+                return Exit::Ok;
+            }
+            notify(&[sd_notify::NotifyState::Status(&format!(
+                "reconnecting in {:.0} s",
+                delay.as_secs_f64()
+            ))]);
+            info!("reconnecting in {:.1} s", delay.as_secs_f64());
+            let sleep = tokio::time::sleep(delay);
+            tokio::pin!(sleep);
+            loop {
+                tokio::select! {
+                    _ = &mut sleep => break,
+                    m = self.control_rx.recv() => match m {
+                        Some(ControlMsg::Reload) => self.reload_settings(&mut st, false),
+                        _ => return Exit::Ok,
+                    }
+                }
+            }
+        }
+    }
+
+    fn reload_settings(&mut self, st: &mut State, in_game: bool) {
+        let Some(f) = &self.reload else {
+            info!("SIGHUP: no configuration file to reload");
+            return;
+        };
+        match f() {
+            Ok(s) => {
+                info!(
+                    "configuration reloaded{}",
+                    if in_game {
+                        " (engine sizes apply after this game)"
+                    } else {
+                        ""
+                    }
+                );
+                let noplay_path = match s.options.str("bot.noplay_file") {
+                    "" => None,
+                    p => Some(PathBuf::from(p)),
+                };
+                st.formula = Formula::from_options(&s.options);
+                st.noplay = NoPlay::load(noplay_path);
+                st.archive = Archive::from_options(&s.options);
+                st.opts = s.options;
+                st.password = s.password;
+            }
+            Err(e) => error!("reload failed, keeping the old configuration: {e}"),
+        }
+    }
+
+    fn seek_all(&self, w: &Writer, st: &State) {
+        if st.draining {
+            return;
+        }
+        w.send(&ServerCommand::Unseek);
+        for s in crate::settings::seeks(&st.opts) {
+            w.send(&ServerCommand::Seek(s));
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn game_setup(
+        &self,
+        st: &State,
+        game: u32,
+        white: &str,
+        black: &str,
+        handle: &str,
+        continuing: bool,
+        kind: ServerKind,
+        host: &str,
+    ) -> GameSetup {
+        let our_color = if white.eq_ignore_ascii_case(handle) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let opponent = if our_color == Color::White {
+            black
+        } else {
+            white
+        }
+        .to_string();
+        let (mut wr, mut br, mut rated, mut gkind, mut minutes, mut inc) =
+            (None, None, false, String::from("unknown"), 0, 0);
+        if let Some(ServerEvent::Creating {
+            white: cw,
+            black: cb,
+            white_rating,
+            black_rating,
+            rated: r,
+            kind: k,
+            minutes: m,
+            increment: i,
+        }) = &st.creating
+        {
+            if cw.eq_ignore_ascii_case(white) && cb.eq_ignore_ascii_case(black) {
+                wr = *white_rating;
+                br = *black_rating;
+                rated = *r;
+                gkind = k.clone();
+                minutes = *m;
+                inc = *i;
+            }
+        }
+        let mut opts = st.opts.clone();
+        let _ = opts.set_from(Source::Runtime, "level", &format!("0 {minutes} {inc}"));
+        let profile = crate::ics::ServerProfile::new(kind);
+        GameSetup {
+            game,
+            white: white.to_string(),
+            black: black.to_string(),
+            our_color,
+            opponent,
+            white_rating: wr,
+            black_rating: br,
+            rated,
+            kind: gkind,
+            minutes,
+            increment: inc,
+            continuing,
+            server: host.to_string(),
+            clock_unit: profile.clock_unit,
+            autoflag: profile.autoflag,
+            opts,
+            fault: self.fault,
+        }
+    }
+
+    fn start_game(&self, setup: GameSetup, w: &Writer, st: &mut State) -> Slot {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let brain = st.brain.take();
+        let span =
+            info_span!("game", game = setup.game, white = %setup.white, black = %setup.black);
+        let panic_now = self.task_panic_game == Some(setup.game)
+            && !self
+                .task_panicked
+                .swap(true, std::sync::atomic::Ordering::SeqCst);
+        let s2 = setup.clone();
+        let w2 = w.clone();
+        let handle = tokio::spawn(
+            async move {
+                if panic_now {
+                    panic!("injected game task fault");
+                }
+                game::run(s2, w2, brain, rx).await
+            }
+            .instrument(span),
+        );
+        self.emit(BotEvent::GameStarted {
+            game: setup.game,
+            opponent: setup.opponent.clone(),
+        });
+        Slot {
+            game: setup.game,
+            setup,
+            tx,
+            handle,
+        }
+    }
+
+    async fn finish_game(&self, out: GameOutcome, w: &Writer, st: &mut State) {
+        st.brain = out.brain;
+        let opp = out.setup.opponent.clone();
+        let (result, reason) = match &out.end {
+            Some(e) => (e.result.clone(), e.reason.clone()),
+            None => (String::new(), "connection lost".into()),
+        };
+        if out.end.is_some() {
+            // Records.
+            let archive = st.archive.clone();
+            let pgn = out.pgn.clone();
+            let log = out.log.clone();
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            let name = format!(
+                "game-{}-{secs}-{}-{}.log",
+                game::pgn_date().replace('.', ""),
+                out.setup.game,
+                opp.to_ascii_lowercase()
+            );
+            let _ = tokio::task::spawn_blocking(move || {
+                if let Some(p) = pgn {
+                    if let Err(e) = archive.append_pgn(&p) {
+                        error!("cannot append the PGN: {e}");
+                    }
+                }
+                if let Err(e) = archive.write_log(&name, &log) {
+                    error!("cannot write the game log: {e}");
+                }
+            })
+            .await;
+            // Rematch streak.
+            if st.streak.0.eq_ignore_ascii_case(&opp) {
+                st.streak.1 += 1;
+            } else {
+                st.streak = (opp.clone(), 1);
+            }
+            // Repeat aborters.
+            let aborted = result == "*"
+                && reason.to_ascii_lowercase().contains("abort")
+                && out.opponent_moves == 0;
+            let key = opp.to_ascii_lowercase();
+            if aborted {
+                let n = st.aborts.entry(key.clone()).or_insert(0);
+                *n += 1;
+                let limit = st.opts.int("bot.aborts_to_noplay") as u32;
+                if limit > 0 && *n >= limit {
+                    warn!(opponent = %opp, "repeat aborter: added to the noplay list");
+                    if let Err(e) = st.noplay.add(&opp, "repeat aborter") {
+                        error!("cannot write the noplay list: {e}");
+                    }
+                }
+            } else {
+                st.aborts.remove(&key);
+            }
+        }
+        self.emit(BotEvent::GameEnded(Box::new(GameReport {
+            game: out.setup.game,
+            white: out.setup.white.clone(),
+            black: out.setup.black.clone(),
+            our_color: out.setup.our_color,
+            result,
+            reason,
+            plies: out.plies,
+            stats: out.stats,
+        })));
+        let _ = w;
+    }
+
+    async fn session(
+        &mut self,
+        mut conn: Connection,
+        cfg: &ConnectConfig,
+        st: &mut State,
+    ) -> SessionEnd {
+        conn.setup(cfg);
+        let w = conn.writer.clone();
+        let handle = conn.handle.clone();
+        let kind = cfg.kind;
+        self.seek_all(&w, st);
+        let mut slot: Option<Slot> = None;
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        let mut keepalive_sent: Option<Instant> = None;
+        let mut watchdog_last = Instant::now();
+        let watchdog = sd_notify::watchdog_enabled().map(|d| d / 2);
+        loop {
+            tokio::select! {
+                inc = conn.events.recv() => {
+                    let (ev, at) = match inc {
+                        None => return self.lost(&mut slot, "the reader ended".into()),
+                        Some(Incoming::Closed(why)) => return self.lost(&mut slot, why),
+                        Some(Incoming::Event(ev, at)) => (ev, at),
+                    };
+                    if let Some(end) = self.on_event(ev, at, &w, &handle, kind, &cfg.host, st, &mut slot) {
+                        return end;
+                    }
+                }
+                m = self.control_rx.recv() => match m {
+                    Some(ControlMsg::Shutdown) if !st.draining => {
+                        info!("shutting down: no new games; the game in progress is played out (signal again to quit at once)");
+                        notify(&[sd_notify::NotifyState::Stopping]);
+                        st.draining = true;
+                        w.send(&ServerCommand::Unseek);
+                        match &slot {
+                            Some(s) => {
+                                let _ = s.tx.send(GameInput::Drain { adjourn: st.opts.bool("bot.adjourn_on_shutdown") });
+                            }
+                            None => {
+                                w.send(&ServerCommand::Quit);
+                                return SessionEnd::Quit;
+                            }
+                        }
+                    }
+                    Some(ControlMsg::Reload) => {
+                        self.reload_settings(st, slot.is_some());
+                        if slot.is_none() {
+                            self.seek_all(&w, st);
+                        }
+                    }
+                    _ => {
+                        info!("quitting at once");
+                        w.send(&ServerCommand::Quit);
+                        if let Some(s) = slot.take() {
+                            s.handle.abort();
+                        }
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        return SessionEnd::Quit;
+                    }
+                },
+                res = join_game(&mut slot) => {
+                    let s = slot.take().expect("a game was running");
+                    match res {
+                        Ok(out) => {
+                            let lost = out.end.is_none();
+                            self.finish_game(out, &w, st).await;
+                            if lost {
+                                continue;
+                            }
+                            if st.draining {
+                                info!("game over; quitting as asked");
+                                w.send(&ServerCommand::Quit);
+                                tokio::time::sleep(Duration::from_millis(100)).await;
+                                return SessionEnd::Quit;
+                            }
+                            self.seek_all(&w, st);
+                            for name in std::mem::take(&mut st.resume) {
+                                w.send(&ServerCommand::Match(name));
+                            }
+                        }
+                        Err(e) => {
+                            error!(game = s.game, "the game task failed: {e}");
+                            self.emit(BotEvent::GamePanicked { game: s.game });
+                            let n = st.panics.entry(s.game).or_insert(0);
+                            *n += 1;
+                            if *n >= st.opts.int("bot.max_faults") as u32 {
+                                w.send(&ServerCommand::Resign);
+                            } else {
+                                w.send(&ServerCommand::Abort);
+                            }
+                            // Play on (if the game goes on) from a fresh task that re-synchronises.
+                            let mut setup = s.setup.clone();
+                            setup.continuing = true;
+                            let mut ns = self.start_game(setup, &w, st);
+                            ns.game = s.game;
+                            slot = Some(ns);
+                            w.send(&ServerCommand::Refresh);
+                        }
+                    }
+                }
+                _ = tick.tick() => {
+                    let now = Instant::now();
+                    let keepalive = st.opts.duration("ics.keepalive");
+                    if now.duration_since(w.last_sent()) >= keepalive && keepalive > Duration::ZERO {
+                        debug!("keepalive");
+                        w.line(st.opts.str("ics.keepalive_command"));
+                        keepalive_sent = Some(now);
+                    }
+                    let mut healthy = true;
+                    if let Some(k) = keepalive_sent {
+                        if conn.last_input() > k {
+                            keepalive_sent = None;
+                        } else {
+                            healthy = false;
+                            if now.duration_since(k) >= st.opts.duration("ics.dead_link") {
+                                return self.lost(&mut slot, "no answer to the keepalive (dead link)".into());
+                            }
+                        }
+                    }
+                    if let Some(period) = watchdog {
+                        if healthy && w.is_open() && now.duration_since(watchdog_last) >= period {
+                            notify(&[sd_notify::NotifyState::Watchdog]);
+                            watchdog_last = now;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn lost(&self, slot: &mut Option<Slot>, why: String) -> SessionEnd {
+        if let Some(s) = slot.take() {
+            let _ = s.tx.send(GameInput::ConnectionLost);
+            // The task ends on its own; its engine is dropped with it.
+        }
+        SessionEnd::Lost(why)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_event(
+        &self,
+        ev: ServerEvent,
+        at: Instant,
+        w: &Writer,
+        handle: &str,
+        kind: ServerKind,
+        host: &str,
+        st: &mut State,
+        slot: &mut Option<Slot>,
+    ) -> Option<SessionEnd> {
+        let forward = |slot: &Option<Slot>, ev: ServerEvent| {
+            if let Some(s) = slot {
+                let _ = s.tx.send(GameInput::Event(ev, at));
+            }
+        };
+        match ev {
+            ServerEvent::Style12(ref s) if s.our_color(handle).is_some() => {
+                if slot.as_ref().is_some_and(|sl| sl.game == s.game) {
+                    forward(slot, ev);
+                } else if slot.is_none() {
+                    // A game we did not see start (resumed after a restart).
+                    let setup = self.game_setup(
+                        st,
+                        s.game,
+                        &s.white.clone(),
+                        &s.black.clone(),
+                        handle,
+                        true,
+                        kind,
+                        host,
+                    );
+                    *slot = Some(self.start_game(setup, w, st));
+                    forward(slot, ev);
+                }
+            }
+            ServerEvent::Creating { .. } => st.creating = Some(ev),
+            ServerEvent::GameStart {
+                game,
+                ref white,
+                ref black,
+                continuing,
+                ..
+            } if white.eq_ignore_ascii_case(handle) || black.eq_ignore_ascii_case(handle) => {
+                if slot.as_ref().is_some_and(|s| s.game == game) {
+                    return None;
+                }
+                if let Some(old) = slot.take() {
+                    let _ = old.tx.send(GameInput::ConnectionLost);
+                }
+                let setup = self.game_setup(st, game, white, black, handle, continuing, kind, host);
+                *slot = Some(self.start_game(setup, w, st));
+            }
+            ServerEvent::GameEnd(ref e) => {
+                if slot.as_ref().is_some_and(|s| s.game == e.game) {
+                    forward(slot, ev);
+                }
+            }
+            ServerEvent::MoveList(_)
+            | ServerEvent::IllegalMove { .. }
+            | ServerEvent::NotYourMove
+            | ServerEvent::DrawOffer { .. }
+            | ServerEvent::AbortRequest { .. }
+            | ServerEvent::AdjournRequest { .. }
+            | ServerEvent::TakebackRequest { .. }
+            | ServerEvent::FlagRefused
+            | ServerEvent::OfferDeclined { .. } => {
+                if slot.is_some() {
+                    forward(slot, ev);
+                } else {
+                    self.hooks.event(&ev, w);
+                }
+            }
+            ServerEvent::Challenge(c) => {
+                let in_a_row = if st.streak.0.eq_ignore_ascii_case(&c.challenger) {
+                    st.streak.1
+                } else {
+                    0
+                };
+                let mut verdict = st.formula.judge(&c, &st.noplay, in_a_row, slot.is_some());
+                if st.draining {
+                    verdict = Verdict::Decline("I am shutting down".into());
+                }
+                let verdict = self.hooks.challenge(&c, verdict);
+                info!(challenger = %c.challenger, ?verdict, "challenge: {}", c.line.trim());
+                match &verdict {
+                    Verdict::Accept => w.send(&ServerCommand::Accept(Some(c.challenger.clone()))),
+                    Verdict::Decline(why) => {
+                        w.send(&ServerCommand::Decline(Some(c.challenger.clone())));
+                        if st.opts.bool("bot.polite") {
+                            w.send(&ServerCommand::Tell(
+                                c.challenger.clone(),
+                                format!("Sorry, {why}."),
+                            ));
+                        }
+                    }
+                }
+                self.emit(BotEvent::Challenge {
+                    challenger: c.challenger,
+                    verdict,
+                });
+            }
+            ServerEvent::AdjournedOpponentOnline { names } => {
+                for n in names {
+                    if st.noplay.contains(&n) {
+                        continue;
+                    }
+                    if slot.is_none() && !st.draining {
+                        info!(opponent = %n, "resuming our adjourned game");
+                        w.send(&ServerCommand::Match(n));
+                    } else if !st.resume.contains(&n) {
+                        st.resume.push(n);
+                    }
+                }
+            }
+            ServerEvent::AutoLogout => warn!("the server announces an idle logout"),
+            ServerEvent::Shutdown { in_secs } => warn!(?in_secs, "the server is shutting down"),
+            ServerEvent::Kicked => {
+                if let Some(s) = slot.take() {
+                    let _ = s.tx.send(GameInput::ConnectionLost);
+                }
+                return Some(SessionEnd::Kicked);
+            }
+            ServerEvent::NoSuchVariable { ref name } => {
+                debug!("the server lacks the setting {name}")
+            }
+            ServerEvent::Unknown(ref l) => {
+                debug!("unhandled: {l}");
+                self.hooks.event(&ev, w);
+            }
+            ev => self.hooks.event(&ev, w),
+        }
+        None
+    }
+}

@@ -1,0 +1,268 @@
+//! Line framing of the server's byte stream (a `tokio_util` decoder).
+//!
+//! What the servers send is telnet-flavoured text: lines end in `\n\r` (lasker, FICS)
+//! or `\r\n`; prompts (`fics% `, `aics% `, `login: `, `password: `) come without a
+//! newline and are often glued to the start of the next message
+//! (`fics% {Game 1 (...) Continuing ...}`); long lines may be wrapped with the rest
+//! on `\   ` continuation lines; telnet IAC sequences (`IAC WILL ECHO` around the
+//! password) and BEL characters are mixed in; timeseal 2 pings (`[G]\0`) arrive in
+//! band. The decoder turns all of that into `IcsItem`s and never buffers more than
+//! `max_line` bytes of one line: longer lines are dropped (reported once as
+//! `Overlong`) up to their newline.
+
+use bytes::{Buf, BytesMut};
+use std::collections::VecDeque;
+use tokio_util::codec::Decoder;
+
+/// One unit of server output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IcsItem {
+    /// A complete line without its line end (continuation lines already joined).
+    Line(String),
+    /// A prompt: `fics% `, `aics% `, `login: `, `password: `, or the guest's
+    /// `Press return to enter the server as "X":` which comes without a newline.
+    Prompt(String),
+    /// A timeseal ping (`[G]\0`, or a `[G]` line for timeseal 1): answer at once.
+    Ping,
+    /// A line longer than the limit was dropped; the number is its length so far.
+    Overlong(usize),
+}
+
+const IAC: u8 = 255;
+const SB: u8 = 250;
+const SE: u8 = 240;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Telnet {
+    Data,
+    /// After IAC.
+    Command,
+    /// After IAC WILL/WONT/DO/DONT: one option byte follows.
+    Option,
+    /// Inside IAC SB ... IAC SE.
+    Sub,
+    /// IAC seen inside a subnegotiation.
+    SubIac,
+}
+
+/// The decoder. Keeps the partial line between reads.
+#[derive(Debug)]
+pub struct IcsCodec {
+    max_line: usize,
+    prompts: Vec<Vec<u8>>,
+    /// Bytes of the line being read (cleaned of telnet, `\r`, BEL).
+    line: Vec<u8>,
+    /// Dropping an overlong line until its newline.
+    dropping: bool,
+    telnet: Telnet,
+    /// A complete long line held back in case a `\   ` continuation follows.
+    held: Option<String>,
+    out: VecDeque<IcsItem>,
+}
+
+/// Longest line kept by default (a style-12 line is about 200 bytes, a `moves`
+/// line or a long tell a few hundred).
+pub const DEFAULT_MAX_LINE: usize = 16 * 1024;
+
+/// Lines at least this long may have been wrapped, so a continuation may follow.
+const WRAP_CANDIDATE: usize = 30;
+
+impl Default for IcsCodec {
+    fn default() -> Self {
+        IcsCodec::new(DEFAULT_MAX_LINE)
+    }
+}
+
+impl IcsCodec {
+    pub fn new(max_line: usize) -> IcsCodec {
+        IcsCodec {
+            max_line: max_line.max(64),
+            prompts: ["fics% ", "aics% ", "login: ", "password: "]
+                .iter()
+                .map(|p| p.as_bytes().to_vec())
+                .collect(),
+            line: Vec::new(),
+            dropping: false,
+            telnet: Telnet::Data,
+            held: None,
+            out: VecDeque::new(),
+        }
+    }
+
+    /// Adds a prompt recognised at the start of a line (a server's own prompt).
+    pub fn add_prompt(&mut self, prompt: &str) {
+        if !prompt.is_empty() && !self.prompts.iter().any(|p| p == prompt.as_bytes()) {
+            self.prompts.push(prompt.as_bytes().to_vec());
+        }
+    }
+
+    fn flush_held(&mut self) {
+        if let Some(h) = self.held.take() {
+            self.out.push_back(IcsItem::Line(h));
+        }
+    }
+
+    fn end_line(&mut self) {
+        if self.dropping {
+            self.dropping = false;
+            self.line.clear();
+            return;
+        }
+        let text = String::from_utf8_lossy(&self.line).into_owned();
+        self.line.clear();
+        if text == "[G]" {
+            self.out.push_back(IcsItem::Ping);
+            return;
+        }
+        if let Some(rest) = text.strip_prefix('\\') {
+            if let Some(h) = self.held.as_mut() {
+                // Wrapped text: "\   " continues the previous line.
+                let rest = rest.strip_prefix("   ").unwrap_or(rest.trim_start());
+                h.push_str(rest);
+                if h.len() > self.max_line {
+                    let n = h.len();
+                    self.held = None;
+                    self.out.push_back(IcsItem::Overlong(n));
+                }
+                return;
+            }
+        }
+        self.flush_held();
+        if text.trim().is_empty() {
+            return;
+        }
+        if text.len() >= WRAP_CANDIDATE && !text.starts_with("<12>") {
+            self.held = Some(text);
+        } else {
+            self.out.push_back(IcsItem::Line(text));
+        }
+    }
+
+    fn push_byte(&mut self, b: u8) {
+        match b {
+            b'\n' => self.end_line(),
+            b'\r' | 0x07 => {}
+            0 => {
+                if self.line.ends_with(b"[G]") {
+                    self.line.truncate(self.line.len() - 3);
+                    self.out.push_back(IcsItem::Ping);
+                }
+            }
+            _ => {
+                if self.dropping {
+                    return;
+                }
+                self.line.push(b);
+                if self.line.len() > self.max_line {
+                    let n = self.line.len();
+                    self.line.clear();
+                    self.dropping = true;
+                    self.flush_held();
+                    self.out.push_back(IcsItem::Overlong(n));
+                    return;
+                }
+                // The guest's "Press return to enter the server as "X":" has no newline.
+                if b == b':'
+                    && self.line.starts_with(b"Press return to enter")
+                    && self.line.ends_with(b"\":")
+                {
+                    let p = String::from_utf8_lossy(&self.line).into_owned();
+                    self.line.clear();
+                    self.flush_held();
+                    self.out.push_back(IcsItem::Prompt(p));
+                    return;
+                }
+                if self.line.len() <= 10 && self.prompts.iter().any(|p| p == &self.line) {
+                    let p = String::from_utf8_lossy(&self.line).into_owned();
+                    self.line.clear();
+                    self.flush_held();
+                    self.out.push_back(IcsItem::Prompt(p));
+                }
+            }
+        }
+    }
+
+    fn process(&mut self, src: &mut BytesMut) {
+        let mut i = 0;
+        while i < src.len() {
+            let b = src[i];
+            i += 1;
+            match self.telnet {
+                Telnet::Data => {
+                    if b == IAC {
+                        self.telnet = Telnet::Command;
+                    } else {
+                        self.push_byte(b);
+                    }
+                }
+                Telnet::Command => {
+                    self.telnet = match b {
+                        IAC => {
+                            self.push_byte(IAC);
+                            Telnet::Data
+                        }
+                        251..=254 => Telnet::Option,
+                        SB => Telnet::Sub,
+                        _ => Telnet::Data,
+                    }
+                }
+                Telnet::Option => self.telnet = Telnet::Data,
+                Telnet::Sub => {
+                    if b == IAC {
+                        self.telnet = Telnet::SubIac;
+                    }
+                }
+                Telnet::SubIac => {
+                    self.telnet = if b == SE { Telnet::Data } else { Telnet::Sub };
+                }
+            }
+        }
+        src.advance(i);
+    }
+}
+
+impl Decoder for IcsCodec {
+    type Item = IcsItem;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<IcsItem>, std::io::Error> {
+        if let Some(item) = self.out.pop_front() {
+            return Ok(Some(item));
+        }
+        if !src.is_empty() {
+            self.process(src);
+        }
+        Ok(self.out.pop_front())
+    }
+
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<IcsItem>, std::io::Error> {
+        if let Some(item) = self.decode(src)? {
+            return Ok(Some(item));
+        }
+        if !self.line.is_empty() && !self.dropping {
+            let text = String::from_utf8_lossy(&self.line).into_owned();
+            self.line.clear();
+            self.flush_held();
+            if !text.trim().is_empty() {
+                self.out.push_back(IcsItem::Line(text));
+            }
+        }
+        self.flush_held();
+        Ok(self.out.pop_front())
+    }
+}
+
+/// Decodes a whole byte string at once (tests, transcripts): every item in order,
+/// including what `decode_eof` flushes.
+pub fn decode_all(bytes: &[u8], max_line: usize) -> Vec<IcsItem> {
+    let mut codec = IcsCodec::new(max_line);
+    let mut buf = BytesMut::from(bytes);
+    let mut items = Vec::new();
+    while let Ok(Some(item)) = codec.decode(&mut buf) {
+        items.push(item);
+    }
+    while let Ok(Some(item)) = codec.decode_eof(&mut buf) {
+        items.push(item);
+    }
+    items
+}

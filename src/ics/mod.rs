@@ -1,0 +1,17 @@
+//! The chess-server side of the daemon: transport (TCP, TLS through rustls, FICS
+//! timeseal), the line/prompt codec, server lines -> typed `ServerEvent`s, typed
+//! `ServerCommand`s -> wire text, login and session set-up, reconnect backoff, and
+//! the server differences in `server`. It makes no game decision and never touches
+//! the engine; the daemon in `bot` does both.
+
+pub mod codec;
+pub mod command;
+pub mod parse;
+pub mod server;
+pub mod session;
+pub mod timeseal;
+
+pub use command::{move_text, ServerCommand};
+pub use parse::{Challenge, ClockUnit, GameEnd, LineParser, MoveList, ServerEvent, Style12};
+pub use server::{ServerKind, ServerProfile};
+pub use session::{Backoff, ConnectConfig, Connection, Incoming, LoginError, Secret, Writer};

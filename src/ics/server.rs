@@ -1,0 +1,149 @@
+//! Server differences, all in one place. FICS (freechess.org) is the reference;
+//! the lasker 2.2.x server (a FICS descendant, the one the shared transcripts were
+//! recorded on) lacks some variables; ICC speaks a FICS-like dialect with its own
+//! prompt and is untested. What a server does not know it answers with an error
+//! line, which the session logs and ignores, so sending a setting a server lacks is
+//! harmless.
+
+use crate::ics::parse::ClockUnit;
+use std::time::Duration;
+
+/// Which server family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerKind {
+    Fics,
+    /// Internet Chess Club. Untested.
+    Icc,
+    /// lasker 2.2.x chessd and other FICS clones.
+    Lasker,
+}
+
+impl ServerKind {
+    /// From the configuration word (`auto` decides by host name).
+    pub fn from_config(word: &str, host: &str) -> ServerKind {
+        match word.trim().to_ascii_lowercase().as_str() {
+            "fics" => ServerKind::Fics,
+            "icc" => ServerKind::Icc,
+            "lasker" => ServerKind::Lasker,
+            _ => {
+                let h = host.to_ascii_lowercase();
+                if h.ends_with("freechess.org") {
+                    ServerKind::Fics
+                } else if h.ends_with("chessclub.com") {
+                    ServerKind::Icc
+                } else {
+                    ServerKind::Lasker
+                }
+            }
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerKind::Fics => "FICS",
+            ServerKind::Icc => "ICC",
+            ServerKind::Lasker => "lasker",
+        }
+    }
+}
+
+/// What the daemon needs to know about a server.
+#[derive(Clone, Debug)]
+pub struct ServerProfile {
+    pub kind: ServerKind,
+    /// The shell prompt.
+    pub prompt: &'static str,
+    /// The login name that asks for a guest account.
+    pub guest_login: &'static str,
+    /// The server flags a player whose time runs out by itself.
+    pub autoflag: bool,
+    /// How the style-12 clocks are counted after our set-up (`iset ms 1`).
+    pub clock_unit: Option<ClockUnit>,
+    /// The server logs idle players out after this long.
+    pub idle_logout: Duration,
+}
+
+impl ServerProfile {
+    pub fn new(kind: ServerKind) -> ServerProfile {
+        match kind {
+            ServerKind::Fics => ServerProfile {
+                kind,
+                prompt: "fics% ",
+                guest_login: "guest",
+                autoflag: true,
+                clock_unit: Some(ClockUnit::Millis),
+                idle_logout: Duration::from_secs(60 * 60),
+            },
+            ServerKind::Icc => ServerProfile {
+                kind,
+                prompt: "aics% ",
+                guest_login: "guest",
+                autoflag: true,
+                clock_unit: None,
+                idle_logout: Duration::from_secs(60 * 60),
+            },
+            ServerKind::Lasker => ServerProfile {
+                kind,
+                prompt: "fics% ",
+                guest_login: "guest",
+                // lasker has no autoflag variable: we send `flag`.
+                autoflag: false,
+                // `iset ms 1` is accepted but clocks stay in seconds.
+                clock_unit: Some(ClockUnit::Seconds),
+                idle_logout: Duration::from_secs(60 * 60),
+            },
+        }
+    }
+
+    /// The session set-up sent right after login. `finger` lines become finger notes.
+    pub fn setup_commands(&self, interface: &str, finger: &[String]) -> Vec<String> {
+        let mut c: Vec<String> = Vec::new();
+        match self.kind {
+            ServerKind::Icc => {
+                c.push("set style 12".into());
+                c.push("set width 240".into());
+                c.push("set bell 0".into());
+                c.push("set seek 0".into());
+            }
+            _ => {
+                c.push("set style 12".into());
+                // FICS knows nowrap; lasker does not (and answers "No such ivariable").
+                if self.kind == ServerKind::Fics {
+                    c.push("iset nowrap 1".into());
+                }
+                c.push("set width 240".into());
+                c.push("iset ms 1".into());
+                c.push("iset startpos 1".into());
+                c.push("set bell 0".into());
+                c.push("set seek 0".into());
+                if self.kind == ServerKind::Fics {
+                    c.push("set autoflag 1".into());
+                }
+                c.push("set shout 0".into());
+                c.push("set cshout 0".into());
+                c.push("set pin 0".into());
+                c.push("set gin 0".into());
+                c.push("set open 1".into());
+            }
+        }
+        if !interface.is_empty() {
+            c.push(format!("set interface {interface}"));
+        }
+        for (i, note) in finger.iter().take(10).enumerate() {
+            c.push(format!("set {} {}", i + 1, note));
+        }
+        c
+    }
+}
+
+/// The clock unit of a game: what the server profile says, else guessed from the
+/// first board (`initial` minutes against the clock values).
+pub fn guess_clock_unit(initial_minutes: u32, white: i64, black: i64) -> ClockUnit {
+    let secs = initial_minutes as i64 * 60;
+    let top = white.max(black);
+    if (secs > 0 && top >= secs * 100) || (secs == 0 && top > 1000) {
+        ClockUnit::Millis
+    } else {
+        ClockUnit::Seconds
+    }
+}

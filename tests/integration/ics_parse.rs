@@ -1,0 +1,268 @@
+//! Server lines -> events, on the lines of the recorded transcripts, and never a
+//! panic on anything else.
+
+use crate::common::data;
+use kibitzer::bot::game::find_move;
+use kibitzer::chess::{Board, Color};
+use kibitzer::ics::codec::{decode_all, IcsItem};
+use kibitzer::ics::{LineParser, ServerEvent, Style12};
+use proptest::prelude::*;
+
+fn events(file: &str) -> Vec<ServerEvent> {
+    let bytes = std::fs::read(data(&format!("ics/{file}"))).unwrap();
+    let mut p = LineParser::new();
+    decode_all(&bytes, 16 * 1024)
+        .into_iter()
+        .map(|i| match i {
+            IcsItem::Line(l) => p.line(&l),
+            IcsItem::Prompt(t) => p.prompt(&t),
+            _ => ServerEvent::Unknown(String::new()),
+        })
+        .collect()
+}
+
+const BOARD: &str = "<12> r-bqk-nr pppp-ppp --n----- --b-p--- --B-P--- -----N-- PPPP-PPP RNBQ-RK- B -5760280 0 0 1 1 5 1 botone bottwo -1 2 12 39 39 155 143 4 o-o (0:00) O-O 0 1";
+
+#[test]
+fn style12_all_fields_32_and_33() {
+    let s = Style12::parse(BOARD).unwrap();
+    assert_eq!(s.side_to_move, Color::Black);
+    assert_eq!(
+        s.double_push, None,
+        "garbage after castling is no double push"
+    );
+    assert_eq!(s.castling, [false, false, true, true]);
+    assert_eq!(
+        (s.game, s.white.as_str(), s.black.as_str(), s.relation),
+        (1, "botone", "bottwo", -1)
+    );
+    assert_eq!(
+        (
+            s.initial_minutes,
+            s.increment_secs,
+            s.white_clock,
+            s.black_clock,
+            s.move_number
+        ),
+        (2, 12, 155, 143, 4)
+    );
+    assert_eq!(
+        (
+            s.verbose_move.as_str(),
+            s.pretty_move.as_str(),
+            s.flip,
+            s.ticking,
+            s.lag_ms
+        ),
+        ("o-o", "O-O", false, Some(true), None)
+    );
+    assert_eq!(s.ply(), 7);
+    let b = s.board().unwrap();
+    assert_eq!(
+        b.to_fen(),
+        "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq - 5 4"
+    );
+    let fics = format!("{} 137", BOARD.replace(" 155 143 ", " 155000 143000 "));
+    let s = Style12::parse(&fics).unwrap();
+    assert_eq!((s.white_clock, s.lag_ms), (155_000, Some(137)));
+    assert!(Style12::parse("<12> rnbqkbnr pppppppp").is_none());
+}
+
+#[test]
+fn transcript_lines_become_typed_events() {
+    let ev = events("04_match_resign.botone.raw");
+    assert!(ev.contains(&ServerEvent::LoginPrompt));
+    assert!(ev.contains(&ServerEvent::PasswordPrompt));
+    assert!(ev.iter().any(|e| matches!(e, ServerEvent::Creating { white, minutes: 2, increment: 12, rated: false, .. } if white == "botone")));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        ServerEvent::GameStart {
+            game: 1,
+            continuing: false,
+            ..
+        }
+    )));
+    assert!(ev.contains(&ServerEvent::IllegalMove {
+        text: "Illegal move.".into()
+    }));
+    assert!(ev.iter().any(|e| matches!(e, ServerEvent::GameEnd(g) if g.result == "1-0" && g.reason == "bottwo resigns")));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, ServerEvent::CommandNotFound { command } if command == "qz9")));
+    let ml = ev.iter().find_map(|e| match e {
+        ServerEvent::MoveList(m) => Some(m.clone()),
+        _ => None,
+    });
+    let ml = ml.expect("the moves listing");
+    assert_eq!(
+        ml.moves,
+        vec!["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "c3"]
+    );
+    let ev = events("04_match_resign.bottwo.raw");
+    assert!(ev.contains(&ServerEvent::NotYourMove));
+    assert!(ev.iter().any(|e| matches!(e, ServerEvent::Challenge(c) if c.challenger == "botone" && c.challenger_color == Some(Color::White) && c.minutes == 2 && c.increment == 12 && !c.rated && c.kind == "blitz")));
+
+    let ev = events("02_login_guest.guest.raw");
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, ServerEvent::GuestPrompt { name } if name == "GuestEDCW")));
+    let ev = events("02_login_guest.unreg_2.raw");
+    assert!(ev.contains(&ServerEvent::NameInUse));
+    let ev = events("02_login_guest.unreg.raw");
+    assert!(ev.iter().any(|e| matches!(e, ServerEvent::BadName { .. })));
+    let ev = events("01_login_registered.botone.raw");
+    assert!(ev.contains(&ServerEvent::InvalidPassword));
+    assert!(ev.contains(&ServerEvent::Kicked));
+    let ev = events("01_login_registered.botone_2.raw");
+    assert!(ev.contains(&ServerEvent::KickedOther));
+
+    let ev = events("07_draw_decline_abort.botone.raw");
+    assert!(ev.contains(&ServerEvent::DrawOffer {
+        from: "bottwo".into()
+    }));
+    assert!(ev.contains(&ServerEvent::AbortRequest {
+        from: "bottwo".into()
+    }));
+    assert!(ev.contains(&ServerEvent::ChallengeAnswer {
+        from: "bottwo".into(),
+        accepted: false
+    }));
+    assert!(ev.contains(&ServerEvent::OfferDeclined {
+        from: "bottwo".into(),
+        what: "draw".into()
+    }));
+    assert!(ev.contains(&ServerEvent::CommandNotFound {
+        command: "rematch".into()
+    }));
+
+    let ev = events("08_flag_timeout.bottwo.raw");
+    assert!(ev.contains(&ServerEvent::FlagRefused));
+    let ev = events("09_finger_tell_errors.botone.raw");
+    assert!(ev.contains(&ServerEvent::Tell {
+        from: "bottwo".into(),
+        text: "hi back".into()
+    }));
+    let ev = events("10_disconnect_adjourn_resume.botone.raw");
+    assert!(ev.contains(&ServerEvent::OpponentLostContact));
+    assert!(ev.contains(&ServerEvent::AdjournedOpponentOnline {
+        names: vec!["bottwo".into()]
+    }));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(e, ServerEvent::Challenge(c) if c.adjourned && c.kind == "wild")));
+    assert!(ev.iter().any(|e| matches!(
+        e,
+        ServerEvent::GameStart {
+            continuing: true,
+            ..
+        }
+    )));
+    let ev = events("10_disconnect_adjourn_resume.bottwo_2.raw");
+    assert!(ev.contains(&ServerEvent::AdjournedOpponentOnline {
+        names: vec!["botone".into()]
+    }));
+    let ev = events("11_admin_shutdown.botone.raw");
+    assert!(ev.contains(&ServerEvent::Shutdown { in_secs: Some(10) }));
+    assert!(ev.contains(&ServerEvent::Shutdown { in_secs: None }));
+    assert!(ev.contains(&ServerEvent::LoggedOut));
+    let ev = events("05_observe_whisper_kibitz.botone.raw");
+    assert!(ev.contains(&ServerEvent::Kibitz {
+        from: "bottwo".into(),
+        text: "hello everyone from black".into()
+    }));
+    let ev = events("03_settings.botone.raw");
+    assert!(ev.contains(&ServerEvent::NoSuchVariable {
+        name: "nowrap".into()
+    }));
+    let ev = events("06_seek_play.botone.raw");
+    assert!(ev.iter().any(|e| matches!(e, ServerEvent::SeekAd { .. })));
+    assert!(ev.contains(&ServerEvent::SeekRemoved));
+}
+
+#[test]
+fn special_moves_of_transcript_13_are_followed_board_to_board() {
+    // Castling both ways, en passant, promotion and an underpromotion whose verbose
+    // form omits the piece (`P/b2-a1`): each board follows from the last by one move.
+    let ev = events("13_special_moves.botone.raw");
+    let boards: Vec<Style12> = ev
+        .into_iter()
+        .filter_map(|e| match e {
+            ServerEvent::Style12(s) => Some(*s),
+            _ => None,
+        })
+        .collect();
+    let mut b = Board::startpos();
+    let mut sans = Vec::new();
+    for s in &boards[1..] {
+        let m = find_move(&b, s).unwrap_or_else(|| panic!("no move to {}", s.fen()));
+        sans.push(b.san(m));
+        b.make_move(m);
+    }
+    let text = sans.join(" ");
+    for m in ["exf6", "gxh8=Q", "O-O-O", "dxc3", "bxa1=N"] {
+        assert!(text.contains(m), "{m} in {text}");
+    }
+    // The move list of the same game reads back to the same position.
+    let ev = events("13_special_moves.botone.raw");
+    let ml = ev.iter().find_map(|e| match e {
+        ServerEvent::MoveList(m) => Some(m.clone()),
+        _ => None,
+    });
+    let mut c = Board::startpos();
+    for san in &ml.unwrap().moves {
+        let m = c.parse_move(san).unwrap();
+        c.make_move(m);
+    }
+    assert_eq!(c.to_fen(), b.to_fen());
+}
+
+#[test]
+fn promotions_go_out_in_a_form_lasker_accepts() {
+    let b = Board::from_fen("8/1P6/8/8/8/8/5k1p/K7 w - - 0 1").unwrap();
+    let m = b.parse_move("b8=N").unwrap();
+    assert_eq!(kibitzer::ics::move_text(&b, m), "b7b8=N");
+    let b = Board::from_fen("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1").unwrap();
+    assert_eq!(
+        kibitzer::ics::move_text(&b, b.parse_move("O-O-O").unwrap()),
+        "O-O-O"
+    );
+    assert_eq!(
+        kibitzer::ics::move_text(&b, b.parse_move("Ra1a8").unwrap()),
+        "a1a8"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_line_is_an_event_never_a_panic(line in ".{0,300}") {
+        let mut p = LineParser::new();
+        let _ = p.line(&line);
+        let _ = p.prompt(&line);
+    }
+
+    #[test]
+    fn mutated_boards_never_panic(pos in 0usize..200, ch in any::<char>(), del in any::<bool>()) {
+        let mut s: Vec<char> = BOARD.chars().collect();
+        let i = pos % s.len();
+        if del { s.remove(i); } else { s[i] = ch; }
+        let line: String = s.into_iter().collect();
+        if let Some(b) = Style12::parse(&line) {
+            let _ = b.board();
+            let _ = b.fen();
+        }
+        let mut p = LineParser::new();
+        let _ = p.line(&line);
+    }
+
+    #[test]
+    fn challenge_and_result_lines_with_noise(name in "[A-Za-z]{1,12}", n in 0u32..1000, tail in ".{0,20}") {
+        let mut p = LineParser::new();
+        let _ = p.line(&format!("Challenge: {name} ({n}) kib ({tail}) rated blitz {n} {tail}."));
+        let _ = p.line(&format!("{{Game {n} ({name} vs. {tail}) {tail}}} {tail}"));
+        let _ = p.line(&format!("Creating: {name} ({n}) {tail}"));
+        let _ = p.line(&format!("{name} (UNR) vs. {tail} (UNR) --- {tail}"));
+        let _ = p.line(&format!("  {n}.  {tail}"));
+    }
+}
