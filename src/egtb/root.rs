@@ -129,13 +129,14 @@ impl RootRanking {
         self.best().outcome
     }
 
-    /// True for a move that keeps the best result: any move that still wins (within
-    /// the 50-move rule) in a won position, any drawing move in a drawn one, and the
-    /// moves that resist longest in a lost one.
+    /// True for a move that keeps the best result: in a won position the moves that
+    /// reach the deciding capture, pawn move or mate soonest (so every move makes
+    /// progress, even where the evaluation sees none, as in KBNK), any drawing move in
+    /// a drawn one, and the moves that resist longest in a lost one.
     pub fn keeps(&self, mv: Move) -> bool {
         let best = self.best();
         self.find(mv).is_some_and(|r| {
-            r.outcome == best.outcome && (best.outcome != Outcome::Loss || r.plies == best.plies)
+            r.outcome == best.outcome && (best.outcome == Outcome::Draw || r.plies == best.plies)
         })
     }
 

@@ -462,7 +462,10 @@ impl Worker {
         let mut stable: u32 = 0;
         let mut last_best = Move::NULL;
         let mut last_score = -INF;
-        let timed_single = self.limits.is_timed() && self.root_moves.len() == 1;
+        // Only a position with one legal move, not a search restricted to one move.
+        let timed_single = self.limits.is_timed()
+            && self.root_moves.len() == 1
+            && self.limits.searchmoves.is_empty();
 
         let mut depth = 1;
         while depth <= max_depth {
