@@ -16,7 +16,8 @@
 //!   command line < runtime); UCI options, xboard features and help derive from it.
 //! - `format`: Crafty-style analysis text (scores from White, PVs with move numbers).
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
-//! - `tools`: command implementations that are not a front end (perft, perf, bench).
+//! - `tools`: command implementations that are not a front end (perft, perf, test
+//!   suites, annotate with its HTML and SVG output, the progress bar).
 
 pub mod book;
 pub mod bot;

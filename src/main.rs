@@ -17,6 +17,13 @@ struct Cli {
     /// lower precedence.
     #[arg(long = "set", short = 'o', value_name = "NAME=VALUE", global = true)]
     set: Vec<String>,
+    /// The console's start-up file (commands as typed, up to a line `exit`); by
+    /// default `.kibitzerrc` in the working directory, else in the home directory.
+    #[arg(long, value_name = "FILE", global = true)]
+    rc: Option<std::path::PathBuf>,
+    /// Start the console without a start-up file.
+    #[arg(long, global = true, conflicts_with = "rc")]
+    no_rc: bool,
     /// Without a subcommand kibitzer starts the console, which switches to UCI on
     /// `uci` and to xboard on `xboard`/`protover`.
     #[command(subcommand)]
@@ -259,23 +266,36 @@ fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     Ok(o)
 }
 
-fn front_end(first: kibitzer::protocol::Protocol, set: &[String]) -> Result<()> {
-    use kibitzer::protocol::{output, run, Session};
-    let opts = options(set)?;
+fn front_end(first: kibitzer::protocol::Protocol, cli: &Cli) -> Result<()> {
+    use kibitzer::protocol::{console, output, run, Protocol, Session};
+    let opts = options(&cli.set)?;
+    // The console's start-up file: --rc, else .kibitzerrc here, else at home.
+    let rc = match &cli.rc {
+        Some(f) => {
+            console::read_script(f).map_err(|e| anyhow::anyhow!("--rc: {e}"))?;
+            Some(f.clone())
+        }
+        None if cli.no_rc || first != Protocol::Console => None,
+        None => {
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            console::find_rc(std::path::Path::new("."), home.as_deref())
+        }
+    };
     let input = BufReader::new(std::io::stdin());
     let mut session = Session::new(input, output(std::io::stdout()), opts);
+    session.rc = rc;
     session.interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
     run(&mut session, first);
     Ok(())
 }
 
 fn main() -> Result<()> {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     // Not locked: search threads print through their own handles.
     let mut out = std::io::stdout();
     use kibitzer::protocol::Protocol;
-    let Some(command) = cli.command else {
-        return front_end(Protocol::Console, &cli.set);
+    let Some(command) = cli.command.take() else {
+        return front_end(Protocol::Console, &cli);
     };
     match command {
         Command::Daemon {
@@ -305,9 +325,9 @@ fn main() -> Result<()> {
             }
             std::process::exit(daemon(config, &set, check));
         }
-        Command::Console => return front_end(Protocol::Console, &cli.set),
-        Command::Uci => return front_end(Protocol::Uci, &cli.set),
-        Command::Xboard => return front_end(Protocol::Xboard, &cli.set),
+        Command::Console => return front_end(Protocol::Console, &cli),
+        Command::Uci => return front_end(Protocol::Uci, &cli),
+        Command::Xboard => return front_end(Protocol::Xboard, &cli),
         Command::Perft {
             depth,
             fen,

@@ -119,6 +119,16 @@ impl Clocks {
         None
     }
 
+    /// Sets the moves `side` must still make before the first time control (console
+    /// `settc` after `setboard`); nothing in sudden death.
+    pub fn set_moves_to_go(&mut self, side: Color, n: u32) {
+        let (m, _) = self.tc.period(0);
+        if m == 0 || n == 0 {
+            return;
+        }
+        self.moves[side.index()] = m - n.min(m);
+    }
+
     /// `side` has moved: charges the time used, adds the increment and, at the end of
     /// a period, the next period's time; starts the other side's clock. Returns the
     /// time the move took.

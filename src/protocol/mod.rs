@@ -97,6 +97,9 @@ pub struct Session {
     pending: std::collections::VecDeque<Input>,
     /// Book messages (loading problems, book moves, learning) for the console.
     pub book_notes: Vec<String>,
+    /// The console's start-up file (`.kibitzerrc`), run once before its first
+    /// command; `None`: none (the binary looks for one, in-process sessions do not).
+    pub rc: Option<std::path::PathBuf>,
 }
 
 impl Session {
@@ -133,6 +136,7 @@ impl Session {
             tx,
             pending: Default::default(),
             book_notes,
+            rc: None,
         }
     }
 

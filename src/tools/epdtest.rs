@@ -3,7 +3,9 @@
 //! Reads standard EPD (`bm`, `am`, `id`) and Crafty's format (`title`, `setboard
 //! <fen>`, `solution <moves>` where a move ending in `?` is an anti-solution, `end`).
 //! Each position is searched with a fresh table; with `early_exit = n` a search stops
-//! once the solution has been the best move for n iterations in a row.
+//! once the solution has been the best move for n iterations in a row. The binary's
+//! `test` prints a line per position; the console's `test <file> [n]` shows a progress
+//! bar and then `summary_table`.
 
 use crate::chess::epd::Epd;
 use crate::chess::{Board, Move};
@@ -178,6 +180,79 @@ pub fn run_position(
         nodes: result.nodes,
         depth: result.depth,
     }
+}
+
+/// Runs every position of a suite, calling `each` after each one with its number
+/// (0-based) and outcome (progress bars, per-position lines).
+pub fn run_positions(
+    engine: &EngineHandle,
+    positions: &[TestPosition],
+    limits: &SearchLimits,
+    config: &SearchConfig,
+    early_exit: Option<u32>,
+    each: &mut dyn FnMut(usize, &TestPosition, &TestOutcome),
+) -> Vec<TestOutcome> {
+    let mut results = Vec::with_capacity(positions.len());
+    for (i, p) in positions.iter().enumerate() {
+        let r = run_position(engine, p, limits, config, early_exit);
+        each(i, p, &r);
+        results.push(r);
+    }
+    results
+}
+
+/// The summary table of a run: one row per position (result, move played, depth,
+/// time, nodes) and a total row with the number solved, the time and the nodes.
+pub fn summary_table(positions: &[TestPosition], results: &[TestOutcome]) -> Vec<String> {
+    let mut out = vec![format!(
+        "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
+        "position", "result", "move", "depth", "time", "nodes"
+    )];
+    let mut total_nodes = 0u64;
+    let mut total_time = Duration::ZERO;
+    for (p, r) in positions.iter().zip(results) {
+        let san = if p.board.is_legal(r.played) {
+            p.board.san(r.played)
+        } else {
+            "-".to_string()
+        };
+        out.push(format!(
+            "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
+            r.id,
+            if r.solved { "solved" } else { "MISSED" },
+            san,
+            r.depth,
+            crate::format::time(r.time),
+            r.nodes
+        ));
+        total_nodes += r.nodes;
+        total_time += r.time;
+    }
+    let solved = results.iter().filter(|r| r.solved).count();
+    out.push(format!(
+        "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
+        "total",
+        format!("{solved}/{}", results.len()),
+        "",
+        "",
+        crate::format::time(total_time),
+        total_nodes
+    ));
+    out.push(format!(
+        "solved {solved}/{}  time {}  nodes {total_nodes}  nps {}",
+        results.len(),
+        crate::format::time(total_time),
+        total_nodes * 1000 / (total_time.as_millis().max(1) as u64)
+    ));
+    let missed: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.solved)
+        .map(|r| r.id.as_str())
+        .collect();
+    if !missed.is_empty() {
+        out.push(format!("missed: {}", missed.join(" ")));
+    }
+    out
 }
 
 /// Runs a whole suite, printing one line per position and a summary.

@@ -1,4 +1,7 @@
-//! Commands that are not front ends: `perft`, `perf`, `test` (EPD suites).
+//! Commands that are not front ends: `perft`, `perf`, `test` (EPD suites),
+//! `annotate` (text and HTML), and the progress bar they share.
 
+pub mod annotate;
 pub mod epdtest;
 pub mod perft;
+pub mod progress;

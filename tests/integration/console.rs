@@ -67,14 +67,21 @@ fn every_console_option_is_settable_and_listed() {
             Kind::Size { min, .. } => format!("{}M", (min >> 20) + 1),
             Kind::Time { .. } => "2.5".into(),
             Kind::Level => "40 5 0".into(),
-            Kind::Str => "/tmp/x".into(),
+            Kind::Str => {
+                // Path options must name a directory at the console.
+                let dir =
+                    std::env::temp_dir().join(format!("kibitzer-opts-{}", std::process::id()));
+                std::fs::create_dir_all(&dir).unwrap();
+                dir.display().to_string()
+            }
             Kind::Enum(words) => words.last().unwrap().to_string(),
             Kind::Button => {
                 d.send(spec.name);
                 continue;
             }
         };
-        if spec.name == "threads" {
+        // `log on` would write log files in the working directory (see console_full).
+        if spec.name == "threads" || spec.name == "log" {
             continue;
         }
         d.send(&format!("{} {value}", spec.name));

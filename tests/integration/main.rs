@@ -15,7 +15,9 @@ mod engine_search;
 
 mod session;
 
+mod annotate;
 mod console;
+mod console_full;
 mod game;
 mod options;
 mod protocol_fuzz;
