@@ -47,6 +47,12 @@ pub enum BrainCmd {
     },
     /// The opponent offers a draw: answer with `DrawAnswer`.
     DrawOffered,
+    /// New options mid-game (talk, mode, operator reserve): the controller is
+    /// reconfigured (engine sizes wait for the next game).
+    Configure(Box<Options>),
+    /// The game's result as the server announced it (`1-0`, `0-1`, `1/2-1/2`), for
+    /// learning.
+    Result { result: String, reason: String },
     /// Stop the current search (its move still comes).
     Stop,
     /// Stop everything and end the thread.
@@ -67,6 +73,17 @@ pub enum BrainEvent {
         time: Duration,
         pv: Vec<Move>,
     },
+    /// Inside an iteration of the search for our move: a new best move, a fail high
+    /// or a fail low (talk level 6).
+    Change {
+        ply: usize,
+        kind: crate::bot::talk::Change,
+        depth: i32,
+        score: i32,
+        nodes: u64,
+        time: Duration,
+        pv: Vec<Move>,
+    },
     /// Our move at `ply` (already made in the controller).
     Move {
         ply: usize,
@@ -78,6 +95,9 @@ pub enum BrainEvent {
         pv: Vec<Move>,
         offer_draw: bool,
         from_hook: bool,
+        /// The book's candidates with their chances (`e4 45%, d4 35%`) when the move
+        /// came from the book.
+        book: Option<String>,
         error: Option<String>,
     },
     /// The policy resigns at `ply`.
@@ -170,19 +190,36 @@ fn sink(st: &State) -> EventSink {
     };
     Arc::new(move |e: &SearchEvent| {
         let p = *ply.lock().unwrap_or_else(|e| e.into_inner());
-        if let SearchEvent::Iteration(i) = e {
-            if panic_at == Some(p) && i.depth >= 2 {
-                panic!("injected search fault at ply {p}");
+        use crate::bot::talk::Change;
+        let (kind, i) = match e {
+            SearchEvent::Iteration(i) => {
+                if panic_at == Some(p) && i.depth >= 2 {
+                    panic!("injected search fault at ply {p}");
+                }
+                let _ = etx.send(BrainEvent::Info {
+                    ply: p,
+                    depth: i.depth,
+                    score: i.score,
+                    nodes: i.nodes,
+                    time: i.time,
+                    pv: i.pv.clone(),
+                });
+                return;
             }
-            let _ = etx.send(BrainEvent::Info {
-                ply: p,
-                depth: i.depth,
-                score: i.score,
-                nodes: i.nodes,
-                time: i.time,
-                pv: i.pv.clone(),
-            });
-        }
+            SearchEvent::NewBest(i) => (Change::NewBest, i),
+            SearchEvent::FailHigh(i) => (Change::FailHigh, i),
+            SearchEvent::FailLow(i) => (Change::FailLow, i),
+            _ => return,
+        };
+        let _ = etx.send(BrainEvent::Change {
+            ply: p,
+            kind,
+            depth: i.depth,
+            score: i.score,
+            nodes: i.nodes,
+            time: i.time,
+            pv: i.pv.clone(),
+        });
     })
 }
 
@@ -198,6 +235,9 @@ fn run(
     fault: Option<Fault>,
 ) {
     let mut game = Game::new(&opts);
+    for n in crate::book::install(&mut game, &opts) {
+        tracing::info!("{n}");
+    }
     let notify_tx = Mutex::new(tx);
     game.set_notify(Arc::new(move || {
         let _ = notify_tx
@@ -221,9 +261,21 @@ fn run(
             } => {
                 st.game.abort_search();
                 st.game.configure(&opts);
+                for n in crate::book::install(&mut st.game, &opts) {
+                    tracing::info!("{n}");
+                }
                 st.game.new_game();
                 st.game.set_engine_side(Some(side));
                 *st.game.opponent_mut() = opponent;
+            }
+            BrainCmd::Configure(opts) => st.game.configure(&opts),
+            BrainCmd::Result { result, reason } => {
+                if let Some(o) = crate::game::Outcome::parse(&result) {
+                    st.game.set_result(o, &reason);
+                }
+                for n in st.game.take_notes() {
+                    tracing::info!("{n}");
+                }
             }
             BrainCmd::Stop => st.game.stop(),
             BrainCmd::DrawOffered => {
@@ -321,7 +373,15 @@ fn finished(st: &mut State) {
     let r = f.result;
     match st.game.engine_move(&r) {
         EngineAction::Move { mv, offer_draw, .. } => {
+            let mut book = None;
+            for n in st.game.take_notes() {
+                match crate::bot::talk::book_note(&n) {
+                    Some(b) if f.from_hook => book = Some(b),
+                    _ => tracing::debug!("{n}"),
+                }
+            }
             let _ = st.etx.send(BrainEvent::Move {
+                book,
                 ply,
                 mv,
                 score: r.score,

@@ -8,8 +8,9 @@
 //! in time the task sends a legal move itself and starts a fresh engine.
 
 use super::brain::{Brain, BrainCmd, BrainEvent, Fault};
+use super::talk::{Channel, Levels, Talk, Thought, Venue};
 use crate::chess::{Board, Color, Move};
-use crate::game::Opponent;
+use crate::game::{Opponent, OpponentClass};
 use crate::ics::{
     move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer,
 };
@@ -40,6 +41,10 @@ pub struct GameSetup {
     pub autoflag: bool,
     pub opts: Options,
     pub fault: Option<Fault>,
+    /// The opponent's policy class (lists, `(C)` titles).
+    pub class: OpponentClass,
+    /// The server showed the opponent's computer title.
+    pub computer: bool,
 }
 
 /// Input to a game task from the supervisor.
@@ -52,6 +57,8 @@ pub enum GameInput {
     },
     /// The connection is gone.
     ConnectionLost,
+    /// New options (an owner's `kibitz 3`, `mode tournament`, `operator 10`).
+    Options(Box<Options>),
 }
 
 /// Figures a game leaves behind for the measurements.
@@ -166,6 +173,8 @@ struct Task {
     max_faults: u32,
     abort_plies: usize,
     polite: bool,
+    talk: Talk,
+    tournament: bool,
 }
 
 const FAR: Duration = Duration::from_secs(86_400);
@@ -295,8 +304,9 @@ impl Task {
             name: self.s.opponent.clone(),
             rating,
             own_rating: own,
-            computer: false,
+            computer: self.s.computer || self.s.class == OpponentClass::Computer,
             server: self.s.server.clone(),
+            class: self.s.class,
         }
     }
 
@@ -400,7 +410,8 @@ impl Task {
             self.thinking = None;
         }
         // Draw claims: the server does not end these games by itself.
-        if (self.board.is_threefold_repetition() || self.board.is_fifty_move_draw())
+        if !self.tournament
+            && (self.board.is_threefold_repetition() || self.board.is_fifty_move_draw())
             && self.draw_claimed != Some(ply)
             && self.last_score.unwrap_or(0) <= self.s.opts.int("drawscore") as i32
         {
@@ -423,7 +434,10 @@ impl Task {
             if !self.s.autoflag && ticking {
                 self.flag_at = Some(at + Duration::from_millis(left.max(0) as u64 + 300));
             }
-            if self.first_move_deadline.is_none() && !self.opponent_has_moved() && !self.abort_sent
+            if self.first_move_deadline.is_none()
+                && !self.opponent_has_moved()
+                && !self.abort_sent
+                && !self.tournament
             {
                 self.first_move_deadline =
                     Some(at + self.s.opts.duration("bot.first_move_timeout"));
@@ -523,6 +537,17 @@ impl Task {
         self.thinking = None;
     }
 
+    /// Sends talk lines in our own game.
+    fn say(&mut self, lines: Vec<(Channel, String)>) {
+        for (ch, text) in lines {
+            self.log.push(format!("said: {text}"));
+            self.send(match ch {
+                Channel::Whisper => ServerCommand::Whisper(text),
+                Channel::Kibitz => ServerCommand::Kibitz(text),
+            });
+        }
+    }
+
     fn fault(&mut self, what: &str) {
         self.stats.faults += 1;
         error!(
@@ -550,6 +575,19 @@ impl Task {
                 time,
                 pv,
             } => {
+                let ours =
+                    ply == self.ply() && self.thinking.as_ref().is_some_and(|t| t.ply == ply);
+                if ours && !self.talk.levels.silent() {
+                    let t = Thought {
+                        depth,
+                        score,
+                        nodes,
+                        time,
+                        pv: pv.clone(),
+                    };
+                    let lines = self.talk.iteration(&self.board, &t, Instant::now());
+                    self.say(lines);
+                }
                 if depth >= 1 {
                     let root = self.board.clone();
                     let side_score = if self.s.our_color == Color::White {
@@ -566,6 +604,29 @@ impl Task {
                 }
                 self.last_info = Some((ply, pv));
             }
+            BrainEvent::Change {
+                ply,
+                kind,
+                depth,
+                score,
+                nodes,
+                time,
+                pv,
+            } => {
+                let ours =
+                    ply == self.ply() && self.thinking.as_ref().is_some_and(|t| t.ply == ply);
+                if ours && !self.talk.levels.silent() {
+                    let t = Thought {
+                        depth,
+                        score,
+                        nodes,
+                        time,
+                        pv,
+                    };
+                    let lines = self.talk.change(&self.board, kind, &t, Instant::now());
+                    self.say(lines);
+                }
+            }
             BrainEvent::Move {
                 ply,
                 mv,
@@ -573,9 +634,10 @@ impl Task {
                 depth,
                 nodes,
                 time,
-                pv: _,
+                pv,
                 offer_draw,
                 from_hook,
+                book,
                 error,
             } => {
                 let Some(t) = self.thinking.as_ref() else {
@@ -622,13 +684,33 @@ impl Task {
                     if from_hook { " (book/tables)" } else { "" }
                 ));
                 let single = self.board.legal_moves().len() == 1;
+                let root = self.board.clone();
                 self.play(mv, board_at, from_hook || single);
-                if offer_draw {
+                if offer_draw && !self.tournament {
                     self.send(ServerCommand::Draw);
+                }
+                if !self.talk.levels.silent() {
+                    let t = Thought {
+                        depth: if from_hook && book.is_none() {
+                            depth.max(1)
+                        } else {
+                            depth
+                        },
+                        score,
+                        nodes,
+                        time,
+                        pv: if pv.first() == Some(&mv) {
+                            pv
+                        } else {
+                            vec![mv]
+                        },
+                    };
+                    let lines = self.talk.moved(&root, &t, book.as_deref(), Instant::now());
+                    self.say(lines);
                 }
             }
             BrainEvent::Resign { ply, score } => {
-                if ply == self.ply() && self.our_turn() {
+                if ply == self.ply() && self.our_turn() && !self.tournament {
                     info!(game = self.s.game, score, "resigning");
                     self.log
                         .push(format!("resigned at ply {ply}, score {score}"));
@@ -637,7 +719,7 @@ impl Task {
                 }
             }
             BrainEvent::DrawAnswer { accept, score } => {
-                if accept {
+                if accept && !self.tournament {
                     info!(game = self.s.game, score, "accepting the draw offer");
                     self.send(ServerCommand::Draw);
                 } else {
@@ -904,6 +986,8 @@ pub async fn run(
         max_faults: opts.int("bot.max_faults") as u32,
         abort_plies: opts.int("bot.abort_plies") as usize,
         polite: opts.bool("bot.polite"),
+        talk: Talk::from_options(&opts, Levels::from_options(&opts), Venue::Own),
+        tournament: opts.text("mode") == "tournament",
         s: setup,
     };
     match &t.brain {
@@ -923,12 +1007,24 @@ pub async fn run(
             t.brain = Some(b);
         }
     }
-    info!(game = t.s.game, white = %t.s.white, black = %t.s.black, "game started");
+    info!(game = t.s.game, white = %t.s.white, black = %t.s.black, class = ?t.s.class, "game started");
+    let greeting = opts.str("talk.greeting").trim().to_string();
+    if !greeting.is_empty() && !t.s.continuing && !t.tournament {
+        t.send(ServerCommand::Say(greeting));
+    }
     let end = loop {
         let wake = tokio::time::Instant::from_std(t.next_timer());
         tokio::select! {
             inp = input.recv() => match inp {
                 None | Some(GameInput::ConnectionLost) => break None,
+                Some(GameInput::Options(o)) => {
+                    t.talk.levels = Levels::from_options(&o);
+                    t.tournament = o.text("mode") == "tournament";
+                    if let Some(b) = &t.brain {
+                        b.send(BrainCmd::Configure(o.clone()));
+                    }
+                    t.s.opts = *o;
+                }
                 Some(GameInput::Drain { adjourn }) => {
                     t.draining = true;
                     if adjourn {
@@ -952,6 +1048,18 @@ pub async fn run(
     };
     if let Some(b) = &t.brain {
         b.send(BrainCmd::Stop);
+        if let Some(e) = end.as_ref().filter(|e| e.result != "*") {
+            b.send(BrainCmd::Result {
+                result: e.result.clone(),
+                reason: e.reason.clone(),
+            });
+        }
+    }
+    if end.is_some() {
+        let farewell = t.s.opts.str("talk.farewell").trim().to_string();
+        if !farewell.is_empty() && !t.tournament {
+            t.send(ServerCommand::Say(farewell));
+        }
     }
     let pgn = end.as_ref().map(|e| t.pgn(e));
     if let Some(e) = &end {

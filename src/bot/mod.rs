@@ -6,7 +6,14 @@
 //! lets the game in progress finish, the second quits at once; SIGHUP reloads the
 //! configuration and lists (engine sizes change only between games).
 //!
-//! Extension points for the bot behaviour built on top (talk, lists, observing):
+//! The bot behaviour lives beside it: `talk` (whisper/kibitz levels and noise, used by
+//! the game task and the observer), `lists` (GM/IM/C/AK/S, classifying opponents for
+//! the game controller's one policy), `observe` (analysing observed games and
+//! broadcasts on an engine of its own) and `owner` (owners' commands by tell, with
+//! permissions). `mode tournament` turns off seeking and everything list-based and
+//! leaves resigning, draws and aborts to the operator.
+//!
+//! Extension points for behaviour built on top:
 //! `Hooks` sees every challenge verdict and every server event the supervisor does
 //! not consume itself, with the writer to answer; `Daemon::subscribe` streams
 //! `BotEvent`s.
@@ -15,6 +22,10 @@ pub mod archive;
 pub mod brain;
 pub mod formula;
 pub mod game;
+pub mod lists;
+pub mod observe;
+pub mod owner;
+pub mod talk;
 
 use crate::chess::Color;
 use crate::ics::session::{ConnectConfig, Connection, Incoming, LoginError};
@@ -26,6 +37,9 @@ use archive::Archive;
 use brain::{Brain, Fault};
 use formula::{Formula, NoPlay, Verdict};
 use game::{GameInput, GameOutcome, GameSetup, GameStats};
+use lists::Lists;
+use observe::{Observer, Target};
+use owner::{OwnerCommand, Owners};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -205,6 +219,21 @@ struct State {
     panics: HashMap<u32, u32>,
     creating: Option<ServerEvent>,
     resume: Vec<String>,
+    lists: Lists,
+    owners: Owners,
+    observer: Observer,
+    /// Handles the server showed with the computer title `(C)`.
+    computers: std::collections::HashSet<String>,
+    /// When each non-owner was last refused (one refusal per handle per 10 minutes).
+    refused: HashMap<String, Instant>,
+}
+
+fn lists_dir(o: &Options) -> PathBuf {
+    PathBuf::from(o.str("bot.lists").trim())
+}
+
+fn tournament(o: &Options) -> bool {
+    o.text("mode") == "tournament"
 }
 
 impl State {
@@ -214,6 +243,9 @@ impl State {
             p => Some(PathBuf::from(p)),
         };
         State {
+            lists: Lists::load(&lists_dir(&opts)),
+            owners: Owners::parse(opts.str("bot.owners")).unwrap_or_default(),
+            observer: Observer::new(&opts),
             formula: Formula::from_options(&opts),
             noplay: NoPlay::load(noplay_path),
             archive: Archive::from_options(&opts),
@@ -226,6 +258,8 @@ impl State {
             panics: HashMap::new(),
             creating: None,
             resume: Vec::new(),
+            computers: Default::default(),
+            refused: HashMap::new(),
         }
     }
 }
@@ -400,6 +434,9 @@ impl Daemon {
                 st.formula = Formula::from_options(&s.options);
                 st.noplay = NoPlay::load(noplay_path);
                 st.archive = Archive::from_options(&s.options);
+                st.lists = Lists::load(&lists_dir(&s.options));
+                st.owners = Owners::parse(s.options.str("bot.owners")).unwrap_or_default();
+                st.observer.configure(&s.options);
                 st.opts = s.options;
                 st.password = s.password;
             }
@@ -408,7 +445,7 @@ impl Daemon {
     }
 
     fn seek_all(&self, w: &Writer, st: &State) {
-        if st.draining {
+        if st.draining || tournament(&st.opts) {
             return;
         }
         w.send(&ServerCommand::Unseek);
@@ -464,6 +501,31 @@ impl Daemon {
         }
         let mut opts = st.opts.clone();
         let _ = opts.set_from(Source::Runtime, "level", &format!("0 {minutes} {inc}"));
+        // The opponent's class and talk (nothing list-based in tournament mode).
+        let computer = st.computers.contains(&opponent.to_ascii_lowercase());
+        let class = if tournament(&st.opts) {
+            crate::game::OpponentClass::Normal
+        } else {
+            st.lists.classify(&opponent, computer)
+        };
+        if !tournament(&st.opts) {
+            let mut rules = vec![crate::game::ClassRules::from_options(&st.opts, class)];
+            if st.lists.auto_kibitz(&opponent) {
+                rules.push(
+                    crate::game::ClassRules::parse(st.opts.str("policy.autokibitz"))
+                        .unwrap_or_default(),
+                );
+            }
+            for r in rules {
+                for (name, v) in [("kibitz", r.kibitz), ("whisper", r.whisper)] {
+                    if let Some(v) = v {
+                        let now = opts.int(name);
+                        let _ =
+                            opts.set_from(Source::Runtime, name, &(now.max(v as i64)).to_string());
+                    }
+                }
+            }
+        }
         let profile = crate::ics::ServerProfile::new(kind);
         GameSetup {
             game,
@@ -483,10 +545,13 @@ impl Daemon {
             autoflag: profile.autoflag,
             opts,
             fault: self.fault,
+            class,
+            computer,
         }
     }
 
     fn start_game(&self, setup: GameSetup, w: &Writer, st: &mut State) -> Slot {
+        st.observer.pause(true);
         let (tx, rx) = mpsc::unbounded_channel();
         let brain = st.brain.take();
         let span =
@@ -520,6 +585,7 @@ impl Daemon {
 
     async fn finish_game(&self, out: GameOutcome, w: &Writer, st: &mut State) {
         st.brain = out.brain;
+        st.observer.pause(false);
         let opp = out.setup.opponent.clone();
         let (result, reason) = match &out.end {
             Some(e) => (e.result.clone(), e.reason.clone()),
@@ -599,6 +665,8 @@ impl Daemon {
         let w = conn.writer.clone();
         let handle = conn.handle.clone();
         let kind = cfg.kind;
+        st.observer.guest = owner::is_guest(&handle);
+        st.observer.start(&w);
         self.seek_all(&w, st);
         let mut slot: Option<Slot> = None;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -649,6 +717,11 @@ impl Daemon {
                         return SessionEnd::Quit;
                     }
                 },
+                a = st.observer.recv() => {
+                    if let Some(a) = a {
+                        st.observer.on_analysis(a, &w);
+                    }
+                }
                 res = join_game(&mut slot) => {
                     let s = slot.take().expect("a game was running");
                     match res {
@@ -691,6 +764,7 @@ impl Daemon {
                 }
                 _ = tick.tick() => {
                     let now = Instant::now();
+                    st.observer.tick(now, &w);
                     let keepalive = st.opts.duration("ics.keepalive");
                     if now.duration_since(w.last_sent()) >= keepalive && keepalive > Duration::ZERO {
                         debug!("keepalive");
@@ -717,6 +791,168 @@ impl Daemon {
                 }
             }
         }
+    }
+
+    /// A tell: an owner's command, or a polite refusal (once per handle per ten
+    /// minutes, so nobody can make the bot spam).
+    fn on_tell(
+        &self,
+        from: &str,
+        text: &str,
+        unregistered: bool,
+        w: &Writer,
+        st: &mut State,
+        slot: &mut Option<Slot>,
+    ) {
+        let reply = |t: String| w.send(&ServerCommand::Tell(from.to_string(), t));
+        let Some(level) = st.owners.level(from, unregistered) else {
+            let key = from.to_ascii_lowercase();
+            let now = Instant::now();
+            if st
+                .refused
+                .get(&key)
+                .is_some_and(|t| now.duration_since(*t) < Duration::from_secs(600))
+            {
+                return;
+            }
+            st.refused.insert(key, now);
+            if st.refused.len() > 10_000 {
+                st.refused.clear();
+            }
+            info!(from, unregistered, "tell from a non-owner: {text}");
+            reply(if unregistered || owner::is_guest(from) {
+                "Sorry, I take commands only from my registered owners.".into()
+            } else {
+                "Sorry, I take commands only from my owners.".into()
+            });
+            return;
+        };
+        let cmd = match OwnerCommand::parse(text) {
+            Ok(c) => c,
+            Err(e) => return reply(format!("Sorry, {e}.")),
+        };
+        if cmd.needs() > level {
+            info!(from, %level, ?cmd, "owner command refused: needs {}", cmd.needs());
+            return reply(format!(
+                "Sorry, that needs the {} level; you are {level}.",
+                cmd.needs()
+            ));
+        }
+        info!(from, %level, ?cmd, "owner command");
+        let set = |st: &mut State, name: &str, value: &str| -> Result<(), String> {
+            st.opts
+                .set_from(Source::Runtime, name, value)
+                .map_err(|e| e.to_string())?;
+            st.observer.configure(&st.opts);
+            if let Some(s) = slot.as_ref() {
+                let mut o = s.setup.opts.clone();
+                let _ = o.set_from(Source::Runtime, name, value);
+                let _ = s.tx.send(GameInput::Options(Box::new(o)));
+            }
+            Ok(())
+        };
+        let in_game = slot.is_some();
+        let answer: String = match cmd {
+            OwnerCommand::Help => owner::HELP.to_string(),
+            OwnerCommand::Status => {
+                let game = match slot.as_ref() {
+                    Some(s) => format!(
+                        "playing game {} against {} ({:?})",
+                        s.game, s.setup.opponent, s.setup.class
+                    ),
+                    None => "not playing".into(),
+                };
+                format!(
+                    "{game}; observing {:?}; whisper {} kibitz {} noise {}; mode {}; operator {} min{}",
+                    st.observer.watching(),
+                    st.opts.int("whisper"),
+                    st.opts.int("kibitz"),
+                    st.opts.int("noise"),
+                    st.opts.text("mode"),
+                    st.opts.int("operator"),
+                    if st.draining { "; shutting down" } else { "" }
+                )
+            }
+            OwnerCommand::List { args, .. } => match st.lists.command(&args) {
+                Ok(r) => r,
+                Err(e) => format!("Sorry, {e}."),
+            },
+            OwnerCommand::Seek => {
+                if in_game {
+                    "I seek again after this game.".into()
+                } else if tournament(&st.opts) {
+                    "No seeking in tournament mode.".into()
+                } else {
+                    self.seek_all(w, st);
+                    "Seeking.".into()
+                }
+            }
+            OwnerCommand::Unseek => {
+                w.send(&ServerCommand::Unseek);
+                "Seeks removed.".into()
+            }
+            OwnerCommand::Whisper(n) => match set(st, "whisper", &n.to_string()) {
+                Ok(()) => format!("whisper {n}"),
+                Err(e) => e,
+            },
+            OwnerCommand::Kibitz(n) => match set(st, "kibitz", &n.to_string()) {
+                Ok(()) => format!("kibitz {n}"),
+                Err(e) => e,
+            },
+            OwnerCommand::Noise(n) => match set(st, "noise", &n.to_string()) {
+                Ok(()) => format!("noise {n}"),
+                Err(e) => e,
+            },
+            OwnerCommand::Mode(m) => match set(st, "mode", &m) {
+                Ok(()) => {
+                    if m == "tournament" {
+                        w.send(&ServerCommand::Unseek);
+                    }
+                    format!("mode {m}")
+                }
+                Err(e) => e,
+            },
+            OwnerCommand::Operator(m) => match set(st, "operator", &m.to_string()) {
+                Ok(()) => format!("operator {m} minutes"),
+                Err(e) => e,
+            },
+            OwnerCommand::Observe(t) => match Target::parse(&t) {
+                Ok(t) => {
+                    st.observer.add(t, w);
+                    format!("observing {}", text.trim()["observe".len()..].trim())
+                }
+                Err(e) => format!("Sorry, {e}."),
+            },
+            OwnerCommand::Unobserve(t) => match Target::parse(&t) {
+                Ok(t) => {
+                    st.observer.remove(&t, w);
+                    "done".into()
+                }
+                Err(e) => format!("Sorry, {e}."),
+            },
+            OwnerCommand::Resign | OwnerCommand::Abort | OwnerCommand::Draw => {
+                if !in_game {
+                    "I am not playing.".into()
+                } else {
+                    let (c, what) = match cmd {
+                        OwnerCommand::Resign => (ServerCommand::Resign, "resigned"),
+                        OwnerCommand::Abort => (ServerCommand::Abort, "abort asked"),
+                        _ => (ServerCommand::Draw, "draw offered"),
+                    };
+                    w.send(&c);
+                    what.into()
+                }
+            }
+            OwnerCommand::SoftQuit => {
+                let _ = self.control_tx.send(ControlMsg::Shutdown);
+                if in_game {
+                    "Quitting after this game.".into()
+                } else {
+                    "Quitting.".into()
+                }
+            }
+        };
+        reply(answer);
     }
 
     fn lost(&self, slot: &mut Option<Slot>, why: String) -> SessionEnd {
@@ -764,6 +1000,19 @@ impl Daemon {
                     forward(slot, ev);
                 }
             }
+            ServerEvent::Style12(ref s) => {
+                st.observer.on_board(s, w);
+                self.hooks.event(&ev, w);
+            }
+            ServerEvent::ObservationEnded { game } => st.observer.end(game, "the server ended it"),
+            ServerEvent::Tell {
+                ref from,
+                ref text,
+                unregistered,
+            } => {
+                self.on_tell(from, text, unregistered, w, st, slot);
+                self.hooks.event(&ev, w);
+            }
             ServerEvent::Creating { .. } => st.creating = Some(ev),
             ServerEvent::GameStart {
                 game,
@@ -784,6 +1033,8 @@ impl Daemon {
             ServerEvent::GameEnd(ref e) => {
                 if slot.as_ref().is_some_and(|s| s.game == e.game) {
                     forward(slot, ev);
+                } else {
+                    st.observer.end(e.game, &e.reason);
                 }
             }
             ServerEvent::MoveList(_)
@@ -802,6 +1053,9 @@ impl Daemon {
                 }
             }
             ServerEvent::Challenge(c) => {
+                if c.computer {
+                    st.computers.insert(c.challenger.to_ascii_lowercase());
+                }
                 let in_a_row = if st.streak.0.eq_ignore_ascii_case(&c.challenger) {
                     st.streak.1
                 } else {

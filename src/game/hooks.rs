@@ -103,6 +103,14 @@ pub trait TablesHook: Send {
 pub trait Policy: Send {
     /// Called with every option change.
     fn configure(&mut self, _opts: &Options) {}
+    /// The opponent of the game (its class chooses the rules), before every decision.
+    fn set_opponent(&mut self, _opponent: &Opponent) {}
+    /// A new game starts.
+    fn new_game(&mut self) {}
+    /// The search's draw score for this opponent (centipawns, the engine's view).
+    fn draw_score(&self, global: i32) -> i32 {
+        global
+    }
     /// True to resign instead of playing the move just found.
     fn resign(&mut self, scores: &[i32]) -> bool;
     /// The opponent offers a draw; `score` is the engine's latest score (0 if none).
@@ -154,11 +162,126 @@ fn ending_key(text: &str) -> String {
         .collect()
 }
 
-/// Crafty's policy: resign when the score has stayed below `-resign` pawns for
-/// `resign_count` moves in a row (never when `resign` is 0); accept a draw when the
-/// score is not above the draw score; offer one when the search has seen exactly the
-/// draw score (a forced draw) for five moves in a row. In table positions it follows
-/// the game's `TablePolicy`.
+/// The classes of opponent the policy treats differently: the lists `GM`, `IM`, `C`
+/// (computers, also recognised from the server's `(C)` title) and `S` (special
+/// scoring). The auto-kibitz list `AK` changes only what the bot says, not the policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OpponentClass {
+    #[default]
+    Normal,
+    Im,
+    Gm,
+    Computer,
+    Special,
+}
+
+impl OpponentClass {
+    pub const ALL: [OpponentClass; 5] = [
+        OpponentClass::Normal,
+        OpponentClass::Im,
+        OpponentClass::Gm,
+        OpponentClass::Computer,
+        OpponentClass::Special,
+    ];
+
+    /// The option holding the class's rules: `policy.<key>`.
+    pub fn key(self) -> &'static str {
+        match self {
+            OpponentClass::Normal => "normal",
+            OpponentClass::Im => "im",
+            OpponentClass::Gm => "gm",
+            OpponentClass::Computer => "computer",
+            OpponentClass::Special => "special",
+        }
+    }
+
+    pub fn option(self) -> String {
+        format!("policy.{}", self.key())
+    }
+}
+
+/// One class's rules in the policy table (`policy.gm = "resign=3 width=3"`); a rule
+/// left out keeps the global option (`resign`, `resign_count`, `book.width`,
+/// `book.random`, `drawscore`, `whisper`, `kibitz`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassRules {
+    /// Pawns; 0 never resigns.
+    pub resign: Option<i32>,
+    pub resign_count: Option<usize>,
+    pub book_width: Option<usize>,
+    pub book_random: Option<u8>,
+    /// Centipawns, the engine's view: the search's draw score (contempt when negative)
+    /// and the score at or below which an offered draw is accepted.
+    pub draw_score: Option<i32>,
+    /// Accept draw offers at all.
+    pub accept_draws: Option<bool>,
+    /// Offer draws at all.
+    pub offer_draws: Option<bool>,
+    pub kibitz: Option<u8>,
+    pub whisper: Option<u8>,
+}
+
+impl ClassRules {
+    /// The words `ClassRules::parse` accepts, for error messages and help.
+    pub const SYNTAX: &'static str = "words resign=<pawns 0-30> count=<moves 1-20> width=<1-100> random=<0-4> drawscore=<cp> accept=on|off offer=on|off kibitz=<0-6> whisper=<0-6>";
+
+    /// Reads `resign=3 count=5 width=3 random=1 drawscore=-20 accept=on offer=off
+    /// kibitz=2 whisper=0` (any subset, any order, separated by spaces or commas).
+    pub fn parse(text: &str) -> Result<ClassRules, String> {
+        let mut r = ClassRules::default();
+        for word in text
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+        {
+            let Some((k, v)) = word.split_once('=') else {
+                return Err(format!("'{word}' is not name=value"));
+            };
+            let int = |lo: i64, hi: i64| -> Result<i64, String> {
+                v.parse::<i64>()
+                    .ok()
+                    .filter(|n| (lo..=hi).contains(n))
+                    .ok_or_else(|| format!("{k}={v}: expected a whole number from {lo} to {hi}"))
+            };
+            let flag = || -> Result<bool, String> {
+                match v.to_ascii_lowercase().as_str() {
+                    "on" | "true" | "yes" | "1" => Ok(true),
+                    "off" | "false" | "no" | "0" => Ok(false),
+                    _ => Err(format!("{k}={v}: expected on or off")),
+                }
+            };
+            match k.to_ascii_lowercase().as_str() {
+                "resign" => r.resign = Some(int(0, 30)? as i32),
+                "count" | "resign_count" => r.resign_count = Some(int(1, 20)? as usize),
+                "width" => r.book_width = Some(int(1, 100)? as usize),
+                "random" => r.book_random = Some(int(0, 4)? as u8),
+                "drawscore" => r.draw_score = Some(int(-1000, 1000)? as i32),
+                "accept" => r.accept_draws = Some(flag()?),
+                "offer" => r.offer_draws = Some(flag()?),
+                "kibitz" => r.kibitz = Some(int(0, 6)? as u8),
+                "whisper" => r.whisper = Some(int(0, 6)? as u8),
+                _ => return Err(format!("unknown rule '{k}'")),
+            }
+        }
+        Ok(r)
+    }
+
+    /// The rules of `class` from the options (an unreadable entry counts as empty:
+    /// the settings loader refuses it before a game starts).
+    pub fn from_options(opts: &Options, class: OpponentClass) -> ClassRules {
+        ClassRules::parse(opts.str(&class.option())).unwrap_or_default()
+    }
+}
+
+/// The policy: Crafty's rules, per opponent class. Resign when the score has stayed
+/// below `-resign` pawns for `resign_count` moves in a row (never when `resign` is 0,
+/// never while the score is a mate still more than `RESIGN_MATE_MOVES` moves away);
+/// accept a draw when the score is not above the draw score; offer one when the
+/// search has seen exactly the draw score (a forced draw) for five moves in a row, at
+/// most once every `policy.draw_offer_moves` moves. The class table (`policy.*`)
+/// overrides these per class of opponent, and the book's width and randomness. In
+/// tournament mode (`mode tournament`) the program resigns, offers and accepts
+/// nothing by itself and the class table is ignored: the operator decides. In table
+/// positions it follows the game's `TablePolicy`.
 #[derive(Clone, Debug)]
 pub struct DefaultPolicy {
     /// Pawns; 0 = never resign.
@@ -166,7 +289,23 @@ pub struct DefaultPolicy {
     pub resign_count: usize,
     /// Centipawns.
     pub draw_score: i32,
+    /// Engine moves between two draw offers.
+    pub offer_every: usize,
+    pub accept_draws: bool,
+    pub offer_draws: bool,
+    pub tournament: bool,
+    /// The class table, and the class of the current opponent.
+    pub classes: Vec<(OpponentClass, ClassRules)>,
+    pub class: OpponentClass,
+    /// The global values the class rules override.
+    base: (i32, usize, i32),
+    /// Move number (`scores.len()`) of the last draw offer.
+    last_offer: Option<usize>,
 }
+
+/// The policy never resigns while being mated further away than this (the opponent
+/// still has to find it).
+pub const RESIGN_MATE_MOVES: i32 = 5;
 
 impl Default for DefaultPolicy {
     fn default() -> Self {
@@ -174,7 +313,39 @@ impl Default for DefaultPolicy {
             resign: 9,
             resign_count: 5,
             draw_score: 0,
+            offer_every: 10,
+            accept_draws: true,
+            offer_draws: true,
+            tournament: false,
+            classes: Vec::new(),
+            class: OpponentClass::Normal,
+            base: (9, 5, 0),
+            last_offer: None,
         }
+    }
+}
+
+impl DefaultPolicy {
+    fn rules(&self) -> ClassRules {
+        if self.tournament {
+            return ClassRules::default();
+        }
+        self.classes
+            .iter()
+            .find(|(c, _)| *c == self.class)
+            .map(|(_, r)| r.clone())
+            .unwrap_or_default()
+    }
+
+    /// Applies the current class's rules over the global values.
+    fn apply(&mut self) {
+        let r = self.rules();
+        let (resign, count, draw) = self.base;
+        self.resign = r.resign.unwrap_or(resign);
+        self.resign_count = r.resign_count.unwrap_or(count).max(1);
+        self.draw_score = r.draw_score.unwrap_or(draw);
+        self.accept_draws = r.accept_draws.unwrap_or(true);
+        self.offer_draws = r.offer_draws.unwrap_or(true);
     }
 }
 
@@ -265,28 +436,91 @@ impl TablePolicy {
 
 impl Policy for DefaultPolicy {
     fn configure(&mut self, opts: &Options) {
-        self.resign = opts.int("resign") as i32;
-        self.resign_count = opts.int("resign_count").max(1) as usize;
-        self.draw_score = opts.int("drawscore") as i32;
+        self.base = (
+            opts.int("resign") as i32,
+            opts.int("resign_count").max(1) as usize,
+            opts.int("drawscore") as i32,
+        );
+        self.offer_every = opts.int("policy.draw_offer_moves").max(1) as usize;
+        self.tournament = opts.text("mode") == "tournament";
+        self.classes = OpponentClass::ALL
+            .iter()
+            .map(|&c| (c, ClassRules::from_options(opts, c)))
+            .collect();
+        self.apply();
+    }
+
+    fn set_opponent(&mut self, opponent: &Opponent) {
+        if self.class != opponent.class {
+            self.class = opponent.class;
+            self.apply();
+        }
+    }
+
+    fn new_game(&mut self) {
+        self.last_offer = None;
+    }
+
+    fn draw_score(&self, _global: i32) -> i32 {
+        self.draw_score
     }
 
     fn resign(&mut self, scores: &[i32]) -> bool {
-        self.resign > 0
-            && scores.len() >= self.resign_count
-            && scores[scores.len() - self.resign_count..]
-                .iter()
-                .all(|&s| s < -self.resign * 100)
+        if self.tournament || self.resign <= 0 || scores.len() < self.resign_count {
+            return false;
+        }
+        let last = scores[scores.len() - 1];
+        let (mate, max) = (crate::engine::MATE, crate::engine::MATE_IN_MAX);
+        if last <= -max && (mate + last + 1) / 2 > RESIGN_MATE_MOVES {
+            return false;
+        }
+        scores[scores.len() - self.resign_count..]
+            .iter()
+            .all(|&s| s < -self.resign * 100)
     }
 
     fn accept_draw(&mut self, score: i32) -> bool {
-        score <= self.draw_score
+        !self.tournament && self.accept_draws && score <= self.draw_score
     }
 
     fn offer_draw(&mut self, scores: &[i32]) -> bool {
         const N: usize = 5;
-        scores.len() >= N
-            && scores[scores.len() - N..]
-                .iter()
-                .all(|&s| s == self.draw_score)
+        if self.tournament || !self.offer_draws {
+            return false;
+        }
+        let n = scores.len();
+        let drawn = n >= N && scores[n - N..].iter().all(|&s| s == self.draw_score);
+        if !drawn || self.last_offer.is_some_and(|l| n < l + self.offer_every) {
+            return false;
+        }
+        self.last_offer = Some(n);
+        true
+    }
+
+    fn book_override(&mut self, opponent: &Opponent) -> BookOverride {
+        self.set_opponent(opponent);
+        let r = self.rules();
+        BookOverride {
+            width: r.book_width,
+            random: r.book_random,
+        }
+    }
+
+    fn resign_by_tables(
+        &mut self,
+        verdict: &Verdict,
+        opponent: &Opponent,
+        tables: &TablePolicy,
+    ) -> bool {
+        !self.tournament && self.resign > 0 && tables.resign(verdict, opponent)
+    }
+
+    fn offer_draw_by_tables(&mut self, verdict: &Verdict, tables: &mut TablePolicy) -> bool {
+        let offer = tables.offer_draw(verdict);
+        !self.tournament && self.offer_draws && offer
+    }
+
+    fn accept_draw_by_tables(&mut self, verdict: &Verdict, tables: &TablePolicy) -> bool {
+        !self.tournament && self.accept_draws && tables.accept_draw(verdict)
     }
 }

@@ -20,8 +20,8 @@ pub mod tables;
 
 pub use clock::Clocks;
 pub use hooks::{
-    BookAnswer, BookHook, BookOverride, DefaultPolicy, GameOver, Policy, TablePolicy, TableResign,
-    TablesHook,
+    BookAnswer, BookHook, BookOverride, ClassRules, DefaultPolicy, GameOver, OpponentClass, Policy,
+    TablePolicy, TableResign, TablesHook,
 };
 pub use tables::SyzygyHook;
 
@@ -173,6 +173,8 @@ pub struct Opponent {
     pub computer: bool,
     /// The server the game is played on (xboard `ics`), empty for none.
     pub server: String,
+    /// The policy class (from the opponent lists; `Normal` when on none).
+    pub class: OpponentClass,
 }
 
 type Notify = Arc<dyn Fn() + Send + Sync>;
@@ -216,6 +218,8 @@ pub struct Game {
     notify: Option<Notify>,
     applied: (usize, usize, usize),
     opponent: Opponent,
+    /// `drawscore` as set, before the policy's class adjustment.
+    global_draw_score: i32,
     /// The running search only chooses among book moves (`book random 0`).
     book_search: bool,
     /// The search just collected came from a hook or a book search (not learned from).
@@ -278,6 +282,7 @@ impl Game {
             notify: None,
             applied: (hash, threads, hashp),
             opponent: Opponent::default(),
+            global_draw_score: 0,
             book_search: false,
             last_hooked: false,
             result_reported: false,
@@ -364,6 +369,14 @@ impl Game {
         self.cache_applied = Some(cache);
         self.table_policy.configure(opts);
         self.policy.configure(opts);
+        self.global_draw_score = opts.int("drawscore") as i32;
+        self.apply_opponent();
+    }
+
+    /// Tells the policy the opponent (its class) and takes its draw score for the search.
+    fn apply_opponent(&mut self) {
+        self.policy.set_opponent(&self.opponent);
+        self.config.draw_score = self.policy.draw_score(self.global_draw_score);
     }
 
     /// Loads the endgame tables of `path` for the engine and the tables hook (none
@@ -433,6 +446,7 @@ impl Game {
 
     pub fn set_policy(&mut self, policy: Box<dyn Policy>) {
         self.policy = policy;
+        self.apply_opponent();
     }
 
     /// The callback run (on the search thread) when a search has ended; the front
@@ -557,6 +571,7 @@ impl Game {
         self.scores.clear();
         self.last_score = None;
         self.table_policy.new_game();
+        self.policy.new_game();
         let tc = self.clocks.time_control();
         self.clocks.reset(tc);
         self.clocks.start(Color::White);
@@ -739,6 +754,7 @@ impl Game {
 
     /// The opponent offers a draw: the policy decides with the latest score.
     pub fn draw_offered(&mut self) -> bool {
+        self.apply_opponent();
         if let Some(mut v) = self.table_verdict() {
             // The verdict is the side to move's; the offer is answered for the engine.
             if self
@@ -823,6 +839,7 @@ impl Game {
     /// search (state `Pondering` until `ponderhit`).
     pub fn think_with(&mut self, limits: SearchLimits, sink: EventSink, hooks: bool) {
         self.abort_search();
+        self.apply_opponent();
         let pondering = limits.ponder;
         self.state = if pondering {
             EngineState::Pondering
@@ -1027,6 +1044,7 @@ impl Game {
             return EngineAction::None;
         }
         let side = self.board.side_to_move();
+        self.apply_opponent();
         self.scores.push(r.score);
         self.last_score = Some(r.score);
         if !std::mem::take(&mut self.last_hooked) {

@@ -31,6 +31,12 @@ pub enum ServerCommand {
     Tell(String, String),
     Whisper(String),
     Kibitz(String),
+    /// `xwhisper <game> <text>`: to the observers of a game we observe.
+    XWhisper(u32, String),
+    /// `xkibitz <game> <text>`: to the players and observers of a game we observe.
+    XKibitz(u32, String),
+    /// `say <text>`: to the opponent of our current or last game.
+    Say(String),
     /// Any other line, sent as it is.
     Raw(String),
     Quit,
@@ -66,6 +72,9 @@ impl ServerCommand {
             C::Tell(who, text) => format!("tell {} {}", clean(who), clean(text)),
             C::Whisper(t) => format!("whisper {}", clean(t)),
             C::Kibitz(t) => format!("kibitz {}", clean(t)),
+            C::XWhisper(g, t) => format!("xwhisper {g} {}", clean(t)),
+            C::XKibitz(g, t) => format!("xkibitz {g} {}", clean(t)),
+            C::Say(t) => format!("say {}", clean(t)),
             C::Raw(t) => clean(t),
             C::Quit => "quit".into(),
         }

@@ -412,6 +412,8 @@ pub enum ServerEvent {
     Tell {
         from: String,
         text: String,
+        /// The teller is a guest or unregistered (`(U)`): never an owner.
+        unregistered: bool,
     },
     Say {
         from: String,
@@ -424,6 +426,16 @@ pub enum ServerEvent {
     Kibitz {
         from: String,
         text: String,
+    },
+    // ----- observing --------------------------------------------------------------
+    /// `You are now observing game 12.`
+    Observing {
+        game: u32,
+    },
+    /// `Removing game 12 from observation list.`, `Game 12 (which you were observing)
+    /// has no examiners.`
+    ObservationEnded {
+        game: u32,
     },
     // ----- notifications ---------------------------------------------------------
     /// `Notification: X, who has an adjourned game with you, has arrived.` and the
@@ -459,6 +471,24 @@ pub struct LineParser {
     /// Lines since the move list header (a broken listing is given up).
     movelist_lines: usize,
     adjourned_names_next: bool,
+}
+
+/// True for a handle the server gives guests (`GuestABCD`).
+pub fn is_guest(handle: &str) -> bool {
+    handle.len() >= 5 && handle.is_char_boundary(5) && handle[..5].eq_ignore_ascii_case("guest")
+}
+
+/// `Game 12 (which you were observing) has no examiners.` or `Removing game 12 from
+/// observation list.` -> 12.
+fn observation_ended(t: &str) -> Option<u32> {
+    if let Some(rest) = t.strip_prefix("Removing game ") {
+        return rest.strip_suffix(" from observation list.")?.parse().ok();
+    }
+    let rest = t.strip_prefix("Game ")?;
+    let (num, tail) = rest.split_once(' ')?;
+    (tail == "(which you were observing) has no examiners.")
+        .then(|| num.parse().ok())
+        .flatten()
 }
 
 fn strip_title(name: &str) -> (String, bool) {
@@ -672,6 +702,16 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
     if t == "You are not playing a game." || t == "You are not playing or examining a game." {
         return E::NotPlaying;
     }
+    if let Some(game) = t
+        .strip_prefix("You are now observing game ")
+        .and_then(|r| r.strip_suffix('.'))
+        .and_then(|n| n.parse().ok())
+    {
+        return E::Observing { game };
+    }
+    if let Some(game) = observation_ended(t) {
+        return E::ObservationEnded { game };
+    }
     if t == "Your opponent is not out of time!" {
         return E::FlagRefused;
     }
@@ -808,8 +848,10 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
         }
     }
     if let Some((from, text)) = t.split_once(" tells you: ") {
+        let name = strip_title(from).0;
         return E::Tell {
-            from: strip_title(from).0,
+            unregistered: from.contains("(U)") || is_guest(&name),
+            from: name,
             text: text.to_string(),
         };
     }

@@ -298,7 +298,7 @@ pub static COMMANDS: &[Command] = &[
         &["kibitz"],
         "<0-6>",
         "kibitz",
-        "kibitz verbosity on a chess server (used by the ICS daemon; the console does not kibitz)",
+        "kibitz verbosity 0-6 on a chess server (the ICS daemon talks; the console does not)",
     ),
     opt(
         &["learn"],
@@ -315,7 +315,7 @@ pub static COMMANDS: &[Command] = &[
     cmd(
         &["list"],
         "GM|IM|C|AK|S [+name|-name ...]",
-        "show or edit an opponent list (the file lists/<CLASS>, read by the ICS daemon)",
+        "show or edit an opponent list (the file <bot.lists>/<CLASS>, saved atomically; the ICS daemon classifies opponents by them)",
         cmd_list,
     ),
     cmd(
@@ -517,7 +517,7 @@ pub static COMMANDS: &[Command] = &[
         &["whisper"],
         "<0-6>",
         "whisper",
-        "whisper verbosity on a chess server (used by the ICS daemon; the console does not whisper)",
+        "whisper verbosity 0-6 on a chess server: 1 mates, 2 summary, 3 PV, 4 book, 5 iterations, 6 PV changes",
     ),
     cmd(
         &["white"],
@@ -2248,56 +2248,11 @@ fn set_level(c: &mut Con, tc: &str) -> Res {
     Ok(())
 }
 
-const LIST_CLASSES: [&str; 5] = ["GM", "IM", "C", "AK", "S"];
-
 fn cmd_list(c: &mut Con, _: &str, rest: &str) -> Res {
-    let mut words = rest.split_whitespace();
-    let class = words.next().unwrap_or("").to_ascii_uppercase();
-    if !LIST_CLASSES.contains(&class.as_str()) {
-        return Err(format!("'{class}' is not GM, IM, C, AK or S"));
-    }
-    let changes: Vec<&str> = words.collect();
-    for w in &changes {
-        if w.len() < 2 || !(w.starts_with('+') || w.starts_with('-')) {
-            return Err(format!("'{w}' is not +name or -name"));
-        }
-    }
-    let path = Path::new("lists").join(&class);
-    let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let mut lines: Vec<String> = text.lines().map(String::from).collect();
-    let is_name = |l: &str| {
-        let t = l.trim();
-        !t.is_empty() && !t.starts_with('#')
-    };
-    for w in &changes {
-        let name = w[1..].to_ascii_lowercase();
-        lines.retain(|l| !(is_name(l) && l.trim() == name));
-        if w.starts_with('+') {
-            lines.push(name);
-        }
-    }
-    if !changes.is_empty() {
-        if let Some(d) = path.parent() {
-            std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
-        }
-        let mut out = lines.join("\n");
-        out.push('\n');
-        std::fs::write(&path, out).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    let names: Vec<&str> = lines
-        .iter()
-        .filter(|l| is_name(l))
-        .map(|l| l.trim())
-        .collect();
-    c.emit(&format!(
-        "list {class} ({}): {}",
-        path.display(),
-        if names.is_empty() {
-            "empty".to_string()
-        } else {
-            names.join(" ")
-        }
-    ));
+    let dir = std::path::PathBuf::from(c.s.options.str("bot.lists").trim());
+    let mut lists = crate::bot::lists::Lists::load(&dir);
+    let report = lists.command(rest)?;
+    c.emit(&report);
     Ok(())
 }
 

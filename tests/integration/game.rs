@@ -355,18 +355,22 @@ fn book_then_tables_then_search() {
 
 #[test]
 fn default_policy_resigns_after_n_bad_scores_and_accepts_draws_by_drawscore() {
-    let mut p = DefaultPolicy {
-        resign: 9,
-        resign_count: 5,
-        draw_score: 0,
-    };
+    let mut p = DefaultPolicy::default();
+    assert_eq!((p.resign, p.resign_count, p.draw_score), (9, 5, 0));
     assert!(!p.resign(&[-1000; 4]));
     assert!(p.resign(&[0, -1000, -1000, -1000, -1000, -1000]));
     assert!(!p.resign(&[-1000, -1000, -1000, -1000, -800]));
     assert!(p.accept_draw(0) && p.accept_draw(-30) && !p.accept_draw(10));
+    // Never while being mated far away; yes when the mate is near.
+    let mated_in = |m: i32| -(kibitzer::engine::MATE - 2 * m);
+    assert!(!p.resign(&[mated_in(12); 6]));
+    assert!(p.resign(&[mated_in(3); 6]));
     p.resign = 0;
     assert!(!p.resign(&[-30000; 10]));
     assert!(p.offer_draw(&[0; 5]) && !p.offer_draw(&[0, 0, 0, 0, 1]));
+    // Not again before offer_every more moves.
+    assert!(!p.offer_draw(&[0; 6]) && !p.offer_draw(&[0; 14]));
+    assert!(p.offer_draw(&[0; 15]));
 }
 
 #[test]

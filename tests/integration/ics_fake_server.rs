@@ -541,6 +541,16 @@ impl FakeServer {
         }
     }
 
+    /// The opponent challenges the bot now (without waiting for a seek).
+    #[allow(dead_code)]
+    pub fn challenge_now(&self) {
+        let mut w = self.world.lock().unwrap();
+        let Some(bot) = w.bot.as_ref().map(|b| b.0.clone()) else {
+            return;
+        };
+        challenge(&mut w, &bot);
+    }
+
     pub fn set_config(&self, f: impl FnOnce(&mut FakeConfig)) {
         f(&mut self.world.lock().unwrap().cfg);
     }
@@ -1049,6 +1059,10 @@ fn command(
                 return true;
             }
         }
+        "whisper" | "kibitz" | "xwhisper" | "xkibitz" | "say" => {
+            reply(tx, &format!("{word}ed to 1."))
+        }
+        "observe" | "unobserve" => reply(tx, &format!("{word}: noted.")),
         "tell" => reply(
             tx,
             &format!("(told {})", arg.split_whitespace().next().unwrap_or("")),

@@ -140,7 +140,8 @@ fn transcript_lines_become_typed_events() {
     let ev = events("09_finger_tell_errors.botone.raw");
     assert!(ev.contains(&ServerEvent::Tell {
         from: "bottwo".into(),
-        text: "hi back".into()
+        text: "hi back".into(),
+        unregistered: false,
     }));
     let ev = events("10_disconnect_adjourn_resume.botone.raw");
     assert!(ev.contains(&ServerEvent::OpponentLostContact));

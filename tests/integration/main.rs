@@ -25,6 +25,9 @@ mod protocol_uci;
 mod protocol_xboard;
 
 mod book;
+mod bot_daemon;
+mod bot_policy;
+mod bot_talk;
 mod daemon;
 mod ics_codec;
 mod ics_fake_server;

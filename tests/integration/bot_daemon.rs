@@ -1,0 +1,462 @@
+//! The bot behaviour against the fake server: talk in our own games (levels, noise,
+//! the AK list, greetings), owners' commands and their permissions, list edits that
+//! persist across a restart, observing a live game (whispers only, after noise,
+//! stopping at its end), following an examined broadcast that jumps between
+//! positions, and a whole tournament-mode game that keeps the operator's reserve and
+//! sends nothing unasked.
+
+use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats};
+use kibitzer::bot::{ControlMsg, Daemon, Exit};
+use kibitzer::chess::{Board, Color};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kibitzer-bot-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("lists")).unwrap();
+    d
+}
+
+fn settings(port: u16, dir: &Path, extra: &[&str]) -> kibitzer::settings::Settings {
+    let mut cli: Vec<String> = vec![
+        "ics.server=127.0.0.1".into(),
+        format!("ics.port={port}"),
+        "ics.server_type=lasker".into(),
+        "ics.handle=botone".into(),
+        "ics.timeseal=off".into(),
+        format!("records.dir={}", dir.join("records").display()),
+        format!("bot.noplay_file={}", dir.join("noplay").display()),
+        format!("bot.lists={}", dir.join("lists").display()),
+        "bot.seeks=".into(),
+        "hash=4M".into(),
+        "ponder=off".into(),
+        "sn=3000".into(),
+        "ics.reconnect_min=0.2".into(),
+        "ics.reconnect_max=1".into(),
+        "bot.owners=alice:admin, bob:viewer, olga:operator".into(),
+    ];
+    cli.extend(extra.iter().map(|s| s.to_string()));
+    kibitzer::settings::load(None, [("KIBITZER_PASSWORD", "onepass")], &cli).expect("test settings")
+}
+
+struct Run {
+    srv: FakeServer,
+    handle: tokio::task::JoinHandle<Exit>,
+    control: kibitzer::bot::Control,
+}
+
+async fn start(srv: FakeServer, dir: &Path, extra: &[&str]) -> Run {
+    let d = Daemon::new(settings(srv.port, dir, extra));
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    let r = Run {
+        srv,
+        handle,
+        control,
+    };
+    assert!(
+        r.srv
+            .wait_for(Duration::from_secs(20), |s| s
+                .commands
+                .iter()
+                .any(|c| c == "set style 12"))
+            .await,
+        "logged in"
+    );
+    r
+}
+
+impl Run {
+    async fn stop(self) -> (FakeStats, Exit) {
+        self.control.send(ControlMsg::Quit);
+        let exit = tokio::time::timeout(Duration::from_secs(20), self.handle)
+            .await
+            .expect("daemon stops")
+            .expect("no panic");
+        (self.srv.stats(), exit)
+    }
+
+    fn tell(&self, from: &str, text: &str) {
+        self.srv
+            .inject(format!("\n{from} tells you: {text}\nfics% ").as_bytes());
+    }
+
+    fn commands(&self) -> Vec<String> {
+        self.srv.stats().commands
+    }
+
+    async fn wait_command(&self, secs: u64, f: impl Fn(&str) -> bool) -> bool {
+        self.srv
+            .wait_for(Duration::from_secs(secs), |s| {
+                s.commands.iter().any(|c| f(c))
+            })
+            .await
+    }
+}
+
+/// A style-12 line for `fen` in game `game` (relation: 0 observing, -2 examined).
+fn style12(fen: &str, game: u32, relation: i32, white: &str, black: &str) -> String {
+    let b = Board::from_fen(fen).unwrap();
+    let f: Vec<&str> = fen.split(' ').collect();
+    let ranks: Vec<String> = f[0]
+        .split('/')
+        .map(|r| {
+            r.chars()
+                .map(|c| match c.to_digit(10) {
+                    Some(n) => "-".repeat(n as usize),
+                    None => c.to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    let side = if b.side_to_move() == Color::White {
+        "W"
+    } else {
+        "B"
+    };
+    let c = |x: char| if f[2].contains(x) { 1 } else { 0 };
+    format!(
+        "\n<12> {} {side} -1 {} {} {} {} 0 {game} {white} {black} {relation} 3 0 39 39 180 180 {} none (0:00) none 0 0\nfics% ",
+        ranks.join(" "),
+        c('K'),
+        c('Q'),
+        c('k'),
+        c('q'),
+        b.fullmove_number()
+    )
+}
+
+fn count(cmds: &[String], prefix: &str) -> usize {
+    cmds.iter().filter(|c| c.starts_with(prefix)).count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn own_game_talk_follows_levels_noise_and_the_ak_list() {
+    let dir = temp_dir("owntalk");
+    std::fs::write(dir.join("lists/GM"), "bottwo\n").unwrap();
+    std::fs::write(dir.join("lists/AK"), "bottwo\n").unwrap();
+    let srv = FakeServer::start(FakeConfig {
+        max_plies: 16,
+        ..Default::default()
+    })
+    .await;
+    let r = start(
+        srv,
+        &dir,
+        &[
+            "whisper=5",
+            "kibitz=0",
+            "noise=0",
+            "policy.autokibitz=kibitz=3",
+            "talk.per_minute=120",
+            "talk.greeting=Hello, good luck",
+            "talk.farewell=Thanks for the game",
+        ],
+    )
+    .await;
+    r.srv.challenge_now();
+    assert!(r.wait_command(20, |c| c.starts_with("kibitz ply=")).await);
+    r.tell("bob", "status");
+    assert!(
+        r.wait_command(10, |c| c.starts_with("tell bob playing game")
+            && c.contains("against bottwo (Gm)"))
+            .await,
+        "{:?}",
+        r.commands()
+    );
+    let stats = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    assert_eq!(stats.results.len(), 1);
+    assert!(r.wait_command(5, |c| c == "say Thanks for the game").await);
+    let (s, _) = r.stop().await;
+    let c = &s.commands;
+    assert!(c.contains(&"say Hello, good luck".to_string()), "{c:?}");
+    // The AK list turned kibitz on at 3: the summary with its PV goes to kibitz;
+    // iterations (level 5) are whispered.
+    let kib: Vec<&String> = c.iter().filter(|x| x.starts_with("kibitz ")).collect();
+    assert!(!kib.is_empty());
+    for k in &kib {
+        let ok = k.starts_with("kibitz ply=")
+            && k.contains("; eval=")
+            && k.contains("; nps=")
+            && k.contains("; time=")
+            && k.split("; ").nth(4).is_some_and(|pv| pv.contains(". "))
+            || k.starts_with("kibitz White mates")
+            || k.starts_with("kibitz Black mates");
+        assert!(ok, "{k}");
+    }
+    let wh: Vec<&String> = c.iter().filter(|x| x.starts_with("whisper ")).collect();
+    assert!(
+        wh.iter()
+            .any(|w| w.starts_with("whisper d") && w.contains("-> ")),
+        "{wh:?}"
+    );
+    assert!(
+        !wh.iter().any(|w| w.contains("ply=")),
+        "summaries go to kibitz: {wh:?}"
+    );
+    assert_eq!(s.illegal_moves, 0);
+
+    // The same game with a noise level no search of 3000 nodes reaches: silence.
+    let srv = FakeServer::start(FakeConfig {
+        max_plies: 10,
+        ..Default::default()
+    })
+    .await;
+    let r = start(srv, &dir, &["whisper=6", "kibitz=6", "noise=1000000"]).await;
+    r.srv.challenge_now();
+    let stats = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    assert_eq!(stats.results.len(), 1);
+    let (s, _) = r.stop().await;
+    assert_eq!(count(&s.commands, "whisper"), 0, "{:?}", s.commands);
+    assert_eq!(count(&s.commands, "kibitz"), 0, "{:?}", s.commands);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist() {
+    let dir = temp_dir("owners");
+    let srv = FakeServer::start(FakeConfig::default()).await;
+    let r = start(srv, &dir, &["noise=5000"]).await;
+    r.tell("bob", "kibitz 3");
+    r.tell("GuestXYZ(U)", "status");
+    r.tell("mallory", "resign");
+    r.tell("mallory", "resign");
+    r.tell("alice", "kibitz 3");
+    r.tell("alice", "list GM +Magnus");
+    r.tell("bob", "list GM +x");
+    r.tell("olga", "observe 5");
+    r.tell("olga", "frobnicate");
+    r.tell("bob", "status");
+    assert!(
+        r.wait_command(10, |c| c.starts_with("tell bob not playing"))
+            .await,
+        "{:?}",
+        r.commands()
+    );
+    let c = r.commands();
+    let has = |s: &str| c.iter().any(|x| x == s);
+    assert!(
+        has("tell bob Sorry, that needs the operator level; you are viewer."),
+        "{c:?}"
+    );
+    assert!(
+        has("tell GuestXYZ Sorry, I take commands only from my registered owners."),
+        "{c:?}"
+    );
+    assert_eq!(
+        count(
+            &c,
+            "tell mallory Sorry, I take commands only from my owners."
+        ),
+        1,
+        "one refusal per handle: {c:?}"
+    );
+    assert!(!has("resign"), "{c:?}");
+    assert!(has("tell alice kibitz 3"), "{c:?}");
+    assert!(
+        c.iter()
+            .any(|x| x.starts_with("tell alice list GM (") && x.ends_with("): magnus")),
+        "{c:?}"
+    );
+    assert!(
+        has("tell bob Sorry, that needs the admin level; you are viewer."),
+        "{c:?}"
+    );
+    assert!(has("observe 5") && has("tell olga observing 5"), "{c:?}");
+    assert!(
+        c.iter()
+            .any(|x| x.starts_with("tell olga Sorry, 'frobnicate' is not a command")),
+        "{c:?}"
+    );
+    assert!(
+        c.iter()
+            .any(|x| x.starts_with("tell bob not playing") && x.contains("kibitz 3 noise 5000")),
+        "{c:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("lists/GM")).unwrap(),
+        "magnus\n"
+    );
+    // softquit from the admin ends the daemon.
+    r.tell("alice", "softquit");
+    let exit = tokio::time::timeout(Duration::from_secs(20), r.handle)
+        .await
+        .expect("softquit stops the daemon")
+        .unwrap();
+    assert_eq!(exit, Exit::Ok);
+
+    // After a restart the list is read back.
+    let srv = FakeServer::start(FakeConfig::default()).await;
+    let r = start(srv, &dir, &[]).await;
+    r.tell("bob", "list GM");
+    assert!(
+        r.wait_command(10, |c| c.starts_with("tell bob list GM (")
+            && c.ends_with("): magnus"))
+            .await,
+        "{:?}",
+        r.commands()
+    );
+    let _ = r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const MIDGAME: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends() {
+    let dir = temp_dir("observe");
+    let srv = FakeServer::start(FakeConfig::default()).await;
+    let r = start(
+        srv,
+        &dir,
+        &[
+            "bot.observe=77",
+            "whisper=0",
+            "kibitz=5",
+            "noise=2000000000",
+            "sn=0",
+            "talk.per_minute=120",
+        ],
+    )
+    .await;
+    assert!(r.wait_command(5, |c| c == "observe 77").await);
+    r.srv
+        .inject(style12(MIDGAME, 77, 0, "alpha", "beta").as_bytes());
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(count(&r.commands(), "xwhisper 77"), 0, "noise not reached");
+    r.tell("olga", "noise 20000");
+    assert!(
+        r.wait_command(30, |c| c.starts_with("xwhisper 77 d")).await,
+        "{:?}",
+        r.commands()
+    );
+    // A live game of others: never kibitzed.
+    assert_eq!(count(&r.commands(), "xkibitz"), 0);
+    r.srv
+        .inject(b"\n{Game 77 (alpha vs. beta) alpha resigns} 0-1\nfics% ");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let n = count(&r.commands(), "xwhisper 77");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(
+        count(&r.commands(), "xwhisper 77"),
+        n,
+        "talk stops at the end"
+    );
+    let _ = r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_examined_broadcast_that_jumps_is_followed() {
+    let dir = temp_dir("relay");
+    let srv = FakeServer::start(FakeConfig::default()).await;
+    let r = start(
+        srv,
+        &dir,
+        &["kibitz=5", "noise=0", "sn=0", "talk.per_minute=120"],
+    )
+    .await;
+    let start_fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    r.srv
+        .inject(style12(start_fen, 88, -2, "Carlsen", "Caruana").as_bytes());
+    assert!(r.wait_command(20, |c| c.starts_with("xkibitz 88 d")).await);
+    // The relay jumps to a new set-up: a mate in one.
+    r.srv.inject(
+        style12(
+            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 30",
+            88,
+            -2,
+            "Carlsen",
+            "Caruana",
+        )
+        .as_bytes(),
+    );
+    assert!(
+        r.wait_command(20, |c| c == "xkibitz 88 White mates in 1")
+            .await,
+        "{:?}",
+        r.commands()
+    );
+    assert!(
+        r.wait_command(20, |c| c.starts_with("xkibitz 88") && c.contains("Rd8#"))
+            .await
+    );
+    // ... and back to an opening position.
+    r.srv
+        .inject(style12(MIDGAME, 88, -2, "Carlsen", "Caruana").as_bytes());
+    let before = count(&r.commands(), "xkibitz 88");
+    assert!(
+        r.srv
+            .wait_for(Duration::from_secs(20), |s| count(
+                &s.commands,
+                "xkibitz 88"
+            ) > before + 1)
+            .await,
+        "{:?}",
+        r.commands()
+    );
+    assert_eq!(
+        count(&r.commands(), "xwhisper"),
+        0,
+        "a relay may be kibitzed"
+    );
+    r.srv
+        .inject(b"\nGame 88 (which you were observing) has no examiners.\nfics% ");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let n = count(&r.commands(), "xkibitz 88");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(count(&r.commands(), "xkibitz 88"), n, "examining ended");
+    let _ = r.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked() {
+    let dir = temp_dir("tournament");
+    let srv = FakeServer::start(FakeConfig {
+        minutes: 2,
+        clock_ms: Some(75_000),
+        max_plies: 30,
+        opp_offer_draw_at: Some(8),
+        ..Default::default()
+    })
+    .await;
+    let r = start(
+        srv,
+        &dir,
+        &[
+            "mode=tournament",
+            "operator=1",
+            "sn=0",
+            "bot.seeks=2 0 u",
+            "resign=1",
+            "resign_count=1",
+        ],
+    )
+    .await;
+    r.srv.challenge_now();
+    let stats = r.srv.wait_results(1, Duration::from_secs(90)).await;
+    let (s, _) = r.stop().await;
+    assert_eq!(stats.results.len(), 1, "{stats:?}");
+    assert_eq!(s.bot_time_losses, 0);
+    assert_eq!(s.illegal_moves, 0);
+    let reserve = s.min_bot_reserve_ms.expect("the bot moved");
+    assert!(
+        reserve >= 60_000,
+        "operator reserve touched: {reserve} ms left"
+    );
+    for c in &s.commands {
+        let w = c.split_whitespace().next().unwrap_or("");
+        assert!(
+            !matches!(w, "draw" | "resign" | "abort" | "seek" | "say"),
+            "unasked: {c}"
+        );
+    }
+    assert!(
+        s.commands.iter().any(|c| c == "accept bottwo"),
+        "{:?}",
+        s.commands
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
