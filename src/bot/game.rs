@@ -537,6 +537,21 @@ impl Task {
         self.thinking = None;
     }
 
+    /// Talk about the search for our move at `ply` (an iteration, or a change inside
+    /// one); reports of other searches (pondering, stale ones) say nothing.
+    fn think_aloud(&mut self, ply: usize, t: Thought, change: Option<super::talk::Change>) {
+        let ours = ply == self.ply() && self.thinking.as_ref().is_some_and(|x| x.ply == ply);
+        if !ours || self.talk.levels.silent() {
+            return;
+        }
+        let now = Instant::now();
+        let lines = match change {
+            None => self.talk.iteration(&self.board, &t, now),
+            Some(k) => self.talk.change(&self.board, k, &t, now),
+        };
+        self.say(lines);
+    }
+
     /// Sends talk lines in our own game.
     fn say(&mut self, lines: Vec<(Channel, String)>) {
         for (ch, text) in lines {
@@ -575,19 +590,14 @@ impl Task {
                 time,
                 pv,
             } => {
-                let ours =
-                    ply == self.ply() && self.thinking.as_ref().is_some_and(|t| t.ply == ply);
-                if ours && !self.talk.levels.silent() {
-                    let t = Thought {
-                        depth,
-                        score,
-                        nodes,
-                        time,
-                        pv: pv.clone(),
-                    };
-                    let lines = self.talk.iteration(&self.board, &t, Instant::now());
-                    self.say(lines);
-                }
+                let t = Thought {
+                    depth,
+                    score,
+                    nodes,
+                    time,
+                    pv: pv.clone(),
+                };
+                self.think_aloud(ply, t, None);
                 if depth >= 1 {
                     let root = self.board.clone();
                     let side_score = if self.s.our_color == Color::White {
@@ -613,19 +623,14 @@ impl Task {
                 time,
                 pv,
             } => {
-                let ours =
-                    ply == self.ply() && self.thinking.as_ref().is_some_and(|t| t.ply == ply);
-                if ours && !self.talk.levels.silent() {
-                    let t = Thought {
-                        depth,
-                        score,
-                        nodes,
-                        time,
-                        pv,
-                    };
-                    let lines = self.talk.change(&self.board, kind, &t, Instant::now());
-                    self.say(lines);
-                }
+                let t = Thought {
+                    depth,
+                    score,
+                    nodes,
+                    time,
+                    pv,
+                };
+                self.think_aloud(ply, t, Some(kind));
             }
             BrainEvent::Move {
                 ply,

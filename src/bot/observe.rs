@@ -197,6 +197,8 @@ pub struct Observer {
     retry_at: Option<Instant>,
     /// Lines said, for the status report.
     pub said: u64,
+    /// Targets added by a reload, observed at the next tick.
+    to_observe: Vec<Target>,
     opts: Option<Options>,
 }
 
@@ -216,10 +218,18 @@ impl Observer {
         }
     }
 
+    /// New options (SIGHUP, an owner's `whisper 3`): talk levels at once; targets new
+    /// to `bot.observe` are observed at the next tick.
     pub fn configure(&mut self, opts: &Options) {
         let levels = Levels::from_options(opts);
         for w in self.games.values_mut() {
             w.talk.levels = levels;
+        }
+        for t in Target::parse_list(opts.str("bot.observe")).unwrap_or_default() {
+            if !self.targets.contains(&t) {
+                self.targets.push(t.clone());
+                self.to_observe.push(t);
+            }
         }
         self.opts = Some(opts.clone());
     }
@@ -427,6 +437,9 @@ impl Observer {
 
     /// Once a second: the slices, and looking again for followed players.
     pub fn tick(&mut self, now: Instant, w: &Writer) {
+        for t in std::mem::take(&mut self.to_observe) {
+            w.send(&ServerCommand::Raw(format!("observe {}", t.word())));
+        }
         self.rotate(now, false);
         if self.retry_at.is_some_and(|t| now >= t) {
             self.retry_at = None;

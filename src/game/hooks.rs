@@ -451,8 +451,13 @@ impl Policy for DefaultPolicy {
     }
 
     fn set_opponent(&mut self, opponent: &Opponent) {
-        if self.class != opponent.class {
-            self.class = opponent.class;
+        // xboard `computer` or a `(C)` title: the computer class unless a list says more.
+        let class = match opponent.class {
+            OpponentClass::Normal if opponent.computer => OpponentClass::Computer,
+            c => c,
+        };
+        if self.class != class {
+            self.class = class;
             self.apply();
         }
     }

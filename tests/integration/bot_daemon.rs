@@ -12,32 +12,24 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kibitzer-bot-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
+    let d = crate::daemon::temp_dir(&format!("bot-{name}"));
     std::fs::create_dir_all(d.join("lists")).unwrap();
     d
 }
 
+/// The daemon tests' settings, with the lists in the test's directory, no seeks (the
+/// opponent challenges when told), three owners and `extra` last.
 fn settings(port: u16, dir: &Path, extra: &[&str]) -> kibitzer::settings::Settings {
-    let mut cli: Vec<String> = vec![
-        "ics.server=127.0.0.1".into(),
-        format!("ics.port={port}"),
-        "ics.server_type=lasker".into(),
-        "ics.handle=botone".into(),
-        "ics.timeseal=off".into(),
-        format!("records.dir={}", dir.join("records").display()),
-        format!("bot.noplay_file={}", dir.join("noplay").display()),
-        format!("bot.lists={}", dir.join("lists").display()),
-        "bot.seeks=".into(),
-        "hash=4M".into(),
-        "ponder=off".into(),
-        "sn=3000".into(),
-        "ics.reconnect_min=0.2".into(),
-        "ics.reconnect_max=1".into(),
-        "bot.owners=alice:admin, bob:viewer, olga:operator".into(),
+    let lists = format!("bot.lists={}", dir.join("lists").display());
+    let mut all = vec![
+        lists.as_str(),
+        "bot.seeks=",
+        "sn=3000",
+        "log=off",
+        "bot.owners=alice:admin, bob:viewer, olga:operator",
     ];
-    cli.extend(extra.iter().map(|s| s.to_string()));
-    kibitzer::settings::load(None, [("KIBITZER_PASSWORD", "onepass")], &cli).expect("test settings")
+    all.extend_from_slice(extra);
+    crate::daemon::settings(port, dir, &all)
 }
 
 struct Run {

@@ -157,6 +157,12 @@ fn each_class_changes_book_width_and_draws() {
     assert_eq!(p.book_override(&opp(OpponentClass::Im)).width, Some(3));
     let c = p.book_override(&opp(OpponentClass::Computer));
     assert_eq!((c.width, c.random), (Some(2), Some(0)));
+    // xboard's `computer` (or a (C) title) without a list: the computer class.
+    let flagged = Opponent {
+        computer: true,
+        ..Default::default()
+    };
+    assert_eq!(p.book_override(&flagged).width, Some(2));
     // Draws: a computer's offer is never accepted here; others by the draw score.
     p.set_opponent(&opp(OpponentClass::Computer));
     assert!(!p.accept_draw(-200));

@@ -10,14 +10,18 @@ use kibitzer::chess::Color;
 use std::path::PathBuf;
 use std::time::Duration;
 
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kibitzer-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
-fn settings(port: u16, dir: &std::path::Path, extra: &[&str]) -> kibitzer::settings::Settings {
+pub(crate) fn settings(
+    port: u16,
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> kibitzer::settings::Settings {
     let mut cli: Vec<String> = vec![
         "ics.server=127.0.0.1".into(),
         format!("ics.port={port}"),
