@@ -257,36 +257,34 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
             });
         }
     }
+    let bad = |key: &str, problem: String, fix: &str| SettingsError::Key {
+        origin: origin(key),
+        key: key.to_string(),
+        problem,
+        fix: fix.to_string(),
+    };
+    let rules_fix = format!("write {}", crate::game::ClassRules::SYNTAX);
     let rules_keys = crate::game::OpponentClass::ALL
         .iter()
         .map(|c| c.option())
         .chain(std::iter::once("policy.autokibitz".to_string()));
     for key in rules_keys {
-        if let Err(problem) = crate::game::ClassRules::parse(o.str(&key)) {
-            return Err(SettingsError::Key {
-                origin: origin(&key),
-                key,
-                problem,
-                fix: format!("write {}", crate::game::ClassRules::SYNTAX),
-            });
-        }
+        crate::game::ClassRules::parse(o.str(&key)).map_err(|p| bad(&key, p, &rules_fix))?;
     }
-    if let Err(problem) = crate::bot::owner::Owners::parse(o.str("bot.owners")) {
-        return Err(SettingsError::Key {
-            origin: origin("bot.owners"),
-            key: "bot.owners".into(),
-            problem,
-            fix: "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"".into(),
-        });
-    }
-    if let Err(problem) = crate::bot::observe::Target::parse_list(o.str("bot.observe")) {
-        return Err(SettingsError::Key {
-            origin: origin("bot.observe"),
-            key: "bot.observe".into(),
-            problem,
-            fix: "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"".into(),
-        });
-    }
+    crate::bot::owner::Owners::parse(o.str("bot.owners")).map_err(|p| {
+        bad(
+            "bot.owners",
+            p,
+            "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
+        )
+    })?;
+    crate::bot::observe::Target::parse_list(o.str("bot.observe")).map_err(|p| {
+        bad(
+            "bot.observe",
+            p,
+            "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
+        )
+    })?;
     if o.str("ics.server").trim().is_empty() {
         return Err(SettingsError::Key {
             origin: origin("ics.server"),

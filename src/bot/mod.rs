@@ -916,10 +916,10 @@ impl Daemon {
                 Ok(()) => format!("operator {m} minutes"),
                 Err(e) => e,
             },
-            OwnerCommand::Observe(t) => match Target::parse(&t) {
+            OwnerCommand::Observe(what) => match Target::parse(&what) {
                 Ok(t) => {
                     st.observer.add(t, w);
-                    format!("observing {}", text.trim()["observe".len()..].trim())
+                    format!("observing {what}")
                 }
                 Err(e) => format!("Sorry, {e}."),
             },

@@ -19,7 +19,7 @@ use crate::options::{Options, Source};
 use std::collections::BTreeMap;
 use std::sync::mpsc as std_mpsc;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tokio::sync::mpsc;
 use tracing::{debug, info, warn};
 
@@ -195,8 +195,6 @@ pub struct Observer {
     pub guest: bool,
     guest_logged: bool,
     retry_at: Option<Instant>,
-    /// Lines said, for the status report.
-    pub said: u64,
     /// Targets added by a reload, observed at the next tick.
     to_observe: Vec<Target>,
     opts: Option<Options>,
@@ -335,9 +333,9 @@ impl Observer {
             }
         });
         w_entry.talk.venue = venue;
-        let changed = w_entry.tag == 0 || w_entry.board.key() != board.key() || {
-            w_entry.board.to_fen() != board.to_fen()
-        };
+        // A refresh of the same position changes nothing; any other board (a move, a
+        // jump of an examined game) restarts the analysis.
+        let changed = w_entry.tag == 0 || w_entry.board.to_fen() != board.to_fen();
         if !changed {
             return;
         }
@@ -488,20 +486,10 @@ impl Observer {
             return;
         }
         for (ch, text) in lines {
-            self.said += 1;
             w.send(&match ch {
                 Channel::Whisper => ServerCommand::XWhisper(game, text),
                 Channel::Kibitz => ServerCommand::XKibitz(game, text),
             });
         }
-    }
-
-    /// Duration left of the current slice (for tests and status).
-    pub fn analysing(&self) -> Option<u32> {
-        self.current.map(|(g, _)| g)
-    }
-
-    pub fn slice(&self) -> Duration {
-        self.opts().duration("bot.observe_slice")
     }
 }
