@@ -69,12 +69,43 @@ fn sink(out: &Output, root: &Board) -> EventSink {
     let out = Arc::clone(out);
     let root = root.clone();
     let start = Instant::now();
+    // The last first-line snapshot printed, so the final answer can be shown when it
+    // differs (Lazy SMP may pick a helper thread's move whose PV was never printed;
+    // match runners expect `bestmove` to start the last PV).
+    let last: std::sync::Mutex<Option<SearchInfo>> = std::sync::Mutex::new(None);
     Arc::new(move |e: &SearchEvent| match e {
         SearchEvent::Iteration(i)
         | SearchEvent::NewBest(i)
         | SearchEvent::FailHigh(i)
         | SearchEvent::FailLow(i) => {
             emit(&out, &info_line(i, &root));
+            if i.multipv == 1 {
+                *last.lock().unwrap_or_else(|e| e.into_inner()) = Some(i.clone());
+            }
+        }
+        SearchEvent::Done(r) => {
+            let last = last.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(prev) = last {
+                if !r.best.is_null()
+                    && r.pv.first() == Some(&r.best)
+                    && prev.pv.first() != Some(&r.best)
+                {
+                    let fin = SearchInfo {
+                        depth: r.depth.max(1),
+                        seldepth: prev.seldepth.max(r.depth),
+                        multipv: 1,
+                        score: r.score,
+                        bound: Bound::Exact,
+                        nodes: r.nodes.max(prev.nodes),
+                        time: r.time.max(prev.time),
+                        hashfull: prev.hashfull,
+                        tb_hits: prev.tb_hits,
+                        pv: r.pv.clone(),
+                        root_side: prev.root_side,
+                    };
+                    emit(&out, &info_line(&fin, &root));
+                }
+            }
         }
         SearchEvent::CurrMove { depth, mv, number } if start.elapsed() > Duration::from_secs(3) => {
             emit(
@@ -396,4 +427,87 @@ fn go(s: &mut Session, rest: &str) -> bool {
     let sink = sink(&s.out, s.game.board());
     s.game.think_with(limits, sink, true);
     infinite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::SearchResult;
+    use std::io::Write;
+    use std::sync::Mutex;
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn line(board: &Board, moves: &[&str]) -> Vec<crate::chess::Move> {
+        let mut b = board.clone();
+        moves
+            .iter()
+            .map(|t| {
+                let m = b.parse_uci(t).unwrap();
+                b.make_move(m);
+                m
+            })
+            .collect()
+    }
+
+    fn info(board: &Board, pv: &[&str], depth: i32) -> SearchInfo {
+        SearchInfo {
+            depth,
+            seldepth: depth + 3,
+            multipv: 1,
+            score: 20,
+            bound: Bound::Exact,
+            nodes: 1000,
+            time: Duration::from_millis(10),
+            hashfull: 7,
+            tb_hits: 0,
+            pv: line(board, pv),
+            root_side: Color::White,
+        }
+    }
+
+    fn done(board: &Board, pv: &[&str]) -> SearchResult {
+        let pv = line(board, pv);
+        SearchResult {
+            best: pv[0],
+            ponder: None,
+            score: 35,
+            depth: 9,
+            nodes: 5000,
+            time: Duration::from_millis(20),
+            pv,
+            root_side: Color::White,
+            error: None,
+        }
+    }
+
+    /// A final answer whose move was never the first move of a printed PV (a helper
+    /// thread's result) gets its own complete info line; one that was, gets none.
+    #[test]
+    fn final_pv_printed_when_the_answer_differs() {
+        let board = Board::startpos();
+        let buf = Buf::default();
+        let s = sink(&super::super::output(buf.clone()), &board);
+        s(&SearchEvent::Iteration(info(&board, &["e2e4", "e7e5"], 8)));
+        s(&SearchEvent::Done(done(&board, &["d2d4", "d7d5"])));
+        s(&SearchEvent::Iteration(info(&board, &["e2e4", "e7e5"], 8)));
+        s(&SearchEvent::Done(done(&board, &["e2e4", "c7c5"])));
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(
+            lines[1],
+            "info depth 9 seldepth 11 multipv 1 score cp 35 nodes 5000 nps 250000 hashfull 7 time 20 pv d2d4 d7d5"
+        );
+    }
 }
