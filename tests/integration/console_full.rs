@@ -27,13 +27,48 @@ fn console() -> Driver {
     Driver::start(Protocol::Console)
 }
 
+/// The line without the console's own prompts in front: with piped input nothing
+/// ends the prompt `White(8): ` when the engine answers before printing anything (a
+/// ponder hit on a finished search), so its move line follows on the same line.
+fn after_prompts(l: &str) -> &str {
+    let mut s = l;
+    while let Some(rest) = ["White(", "Black("].iter().find_map(|p| s.strip_prefix(p)) {
+        match rest.find("): ") {
+            Some(i) if rest[..i].bytes().all(|b| b.is_ascii_digit()) => {
+                let next = &rest[i + 3..];
+                if !(next.starts_with("White(") || next.starts_with("Black(")) {
+                    break;
+                }
+                s = next;
+            }
+            _ => break,
+        }
+    }
+    s
+}
+
 /// Waits for the engine's move line `Black(3): Nf6` and returns the move text.
 fn engine_move(d: &mut Driver, side: Color, number: u16) -> String {
     let prefix = format!("{}({number}): ", side.name());
     let l = d.expect(&prefix.clone(), move |l| {
+        let l = after_prompts(l);
         l.starts_with(&prefix) && l.split_whitespace().count() == 2
     });
-    l.split_whitespace().nth(1).unwrap().to_string()
+    after_prompts(&l)
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn prompts_before_a_move_line_are_skipped() {
+    assert_eq!(after_prompts("White(8): Black(8): Ne5"), "Black(8): Ne5");
+    assert_eq!(after_prompts("Black(8): Ne5"), "Black(8): Ne5");
+    assert_eq!(
+        after_prompts("White(9): depth   time"),
+        "White(9): depth   time"
+    );
 }
 
 fn fen_of(d: &mut Driver) -> String {
