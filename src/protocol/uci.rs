@@ -90,18 +90,16 @@ fn sink(out: &Output, root: &Board) -> EventSink {
                     && r.pv.first() == Some(&r.best)
                     && prev.pv.first() != Some(&r.best)
                 {
+                    // The last snapshot (multipv 1, hashfull, tbhits) with the answer.
                     let fin = SearchInfo {
                         depth: r.depth.max(1),
                         seldepth: prev.seldepth.max(r.depth),
-                        multipv: 1,
                         score: r.score,
                         bound: Bound::Exact,
                         nodes: r.nodes.max(prev.nodes),
                         time: r.time.max(prev.time),
-                        hashfull: prev.hashfull,
-                        tb_hits: prev.tb_hits,
                         pv: r.pv.clone(),
-                        root_side: prev.root_side,
+                        ..prev
                     };
                     emit(&out, &info_line(&fin, &root));
                 }
