@@ -12,6 +12,7 @@ use crate::chess::{Board, Color, Move};
 use crate::engine::{EventSink, SearchEvent};
 use crate::game::{EngineAction, EngineState, Game, Opponent};
 use crate::options::Options;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc as std_mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -55,6 +56,10 @@ pub enum BrainCmd {
     Result { result: String, reason: String },
     /// Stop the current search (its move still comes).
     Stop,
+    /// The game is over (a result, an adjournment, an abort, a lost connection):
+    /// stop every search at once and stay idle until the next `NewGame`; a search
+    /// that ends after this plays nothing and starts no pondering.
+    GameOver,
     /// Stop everything and end the thread.
     Quit,
     #[doc(hidden)]
@@ -118,6 +123,7 @@ pub struct Brain {
     tx: std_mpsc::Sender<BrainCmd>,
     pub events: mpsc::UnboundedReceiver<BrainEvent>,
     thread: Option<std::thread::JoinHandle<()>>,
+    busy: Arc<AtomicBool>,
 }
 
 impl Brain {
@@ -127,12 +133,14 @@ impl Brain {
         let (etx, erx) = mpsc::unbounded_channel();
         let opts = opts.clone();
         let tx2 = tx.clone();
+        let busy = Arc::new(AtomicBool::new(false));
+        let busy2 = Arc::clone(&busy);
         let thread = std::thread::Builder::new()
             .name("brain".into())
             .spawn(move || {
                 let etx2 = etx.clone();
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                    run(opts, rx, tx2, etx, fault)
+                    run(opts, rx, tx2, etx, fault, busy2)
                 }));
                 if let Err(p) = r {
                     let msg = p
@@ -148,6 +156,7 @@ impl Brain {
             tx,
             events: erx,
             thread: Some(thread),
+            busy,
         }
     }
 
@@ -159,6 +168,12 @@ impl Brain {
     pub fn abandon(mut self) {
         let _ = self.tx.send(BrainCmd::Quit);
         self.thread.take();
+    }
+
+    /// True while the engine searches (thinking or pondering), as of the last
+    /// command the thread handled.
+    pub fn is_searching(&self) -> bool {
+        self.busy.load(Ordering::SeqCst)
     }
 
     /// True while the thread runs.
@@ -179,6 +194,10 @@ struct State {
     fault: Option<Fault>,
     /// Ply of the search for our move in progress.
     ply: Arc<Mutex<usize>>,
+    /// A game is in progress (between `NewGame` and `GameOver`).
+    live: bool,
+    /// Shared with the handle: the engine is searching (thinking or pondering).
+    busy: Arc<AtomicBool>,
 }
 
 fn sink(st: &State) -> EventSink {
@@ -233,6 +252,7 @@ fn run(
     tx: std_mpsc::Sender<BrainCmd>,
     etx: mpsc::UnboundedSender<BrainEvent>,
     fault: Option<Fault>,
+    busy: Arc<AtomicBool>,
 ) {
     let mut game = Game::new(&opts);
     for n in crate::book::install(&mut game, &opts) {
@@ -250,9 +270,15 @@ fn run(
         etx,
         fault,
         ply: Arc::new(Mutex::new(0)),
+        live: false,
+        busy,
     };
     while let Ok(cmd) = rx.recv() {
         match cmd {
+            BrainCmd::GameOver => {
+                st.live = false;
+                st.game.abort_search();
+            }
             BrainCmd::Quit => break,
             BrainCmd::NewGame {
                 opts,
@@ -267,6 +293,7 @@ fn run(
                 st.game.new_game();
                 st.game.set_engine_side(Some(side));
                 *st.game.opponent_mut() = opponent;
+                st.live = true;
             }
             BrainCmd::Configure(opts) => st.game.configure(&opts),
             BrainCmd::Result { result, reason } => {
@@ -292,11 +319,16 @@ fn run(
                 overhead,
                 think,
             } => {
-                position(&mut st, &start, &moves, white, black, overhead, think);
+                if st.live {
+                    position(&mut st, &start, &moves, white, black, overhead, think);
+                }
             }
         }
+        st.busy
+            .store(st.game.state() != EngineState::Idle, Ordering::SeqCst);
     }
     st.game.abort_search();
+    st.busy.store(false, Ordering::SeqCst);
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -366,7 +398,7 @@ fn finished(st: &mut State) {
     let Some(f) = st.game.take_finished() else {
         return;
     };
-    if f.state != EngineState::Thinking {
+    if f.state != EngineState::Thinking || !st.live {
         return;
     }
     let ply = st.game.moves().len();

@@ -111,7 +111,7 @@ impl Formula {
             return Verdict::Accept;
         }
         if busy {
-            return no("I am playing a game; try again later");
+            return no("I am playing a game, try again later");
         }
         if !self.accept {
             return no("I am not accepting challenges now");
@@ -157,7 +157,7 @@ impl Formula {
             return no("I play computers only");
         }
         if self.max_rematches > 0 && in_a_row >= self.max_rematches {
-            return no("we have played enough games in a row; let others have a turn");
+            return no("we have played enough games in a row, let others have a turn");
         }
         Verdict::Accept
     }

@@ -1052,7 +1052,8 @@ pub async fn run(
         }
     };
     if let Some(b) = &t.brain {
-        b.send(BrainCmd::Stop);
+        // Every way a game ends leaves the engine idle: no search, no pondering.
+        b.send(BrainCmd::GameOver);
         if let Some(e) = end.as_ref().filter(|e| e.result != "*") {
             b.send(BrainCmd::Result {
                 result: e.result.clone(),

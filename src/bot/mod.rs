@@ -323,8 +323,12 @@ impl Daemon {
         );
         let mut name_in_use = 0;
         let mut ready_sent = false;
+        let mut timeseal_refused = false;
         loop {
-            let cfg = connect_config(&st.opts, st.password.clone());
+            let mut cfg = connect_config(&st.opts, st.password.clone());
+            if timeseal_refused {
+                cfg.timeseal = None;
+            }
             let span = info_span!("connection", server = %cfg.host, port = cfg.port);
             let attempt = async {
                 let mut conn = Connection::open(&cfg).await?;
@@ -375,6 +379,11 @@ impl Daemon {
                 Err(e) if e.is_credentials() => {
                     error!("login failed: {e}");
                     return Exit::Credentials;
+                }
+                Err(e @ LoginError::NoTimeseal { .. }) if !timeseal_refused => {
+                    warn!("{e}; trying again without timeseal");
+                    timeseal_refused = true;
+                    backoff.min
                 }
                 Err(LoginError::NameInUse(n)) => {
                     name_in_use += 1;
@@ -665,10 +674,17 @@ impl Daemon {
         let w = conn.writer.clone();
         let handle = conn.handle.clone();
         let kind = cfg.kind;
+        let mut slot: Option<Slot> = None;
+        // The login banner (opponents with adjourned games) first: resuming a game
+        // comes before seeking a new one.
+        for (ev, at) in std::mem::take(&mut conn.early) {
+            if let Some(end) = self.on_event(ev, at, &w, &handle, kind, &cfg.host, st, &mut slot) {
+                return end;
+            }
+        }
         st.observer.guest = owner::is_guest(&handle);
         st.observer.start(&w);
         self.seek_all(&w, st);
-        let mut slot: Option<Slot> = None;
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         let mut keepalive_sent: Option<Instant> = None;
         let mut watchdog_last = Instant::now();
@@ -768,7 +784,9 @@ impl Daemon {
                     let keepalive = st.opts.duration("ics.keepalive");
                     if now.duration_since(w.last_sent()) >= keepalive && keepalive > Duration::ZERO {
                         debug!("keepalive");
-                        w.line(st.opts.str("ics.keepalive_command"));
+                        w.send(&ServerCommand::Operator(
+                            st.opts.str("ics.keepalive_command").to_string(),
+                        ));
                         keepalive_sent = Some(now);
                     }
                     let mut healthy = true;
@@ -834,7 +852,7 @@ impl Daemon {
         if cmd.needs() > level {
             info!(from, %level, ?cmd, "owner command refused: needs {}", cmd.needs());
             return reply(format!(
-                "Sorry, that needs the {} level; you are {level}.",
+                "Sorry, that needs the {} level, you are {level}.",
                 cmd.needs()
             ));
         }
@@ -863,14 +881,14 @@ impl Daemon {
                     None => "not playing".into(),
                 };
                 format!(
-                    "{game}; observing {:?}; whisper {} kibitz {} noise {}; mode {}; operator {} min{}",
+                    "{game}, observing {:?}, whisper {} kibitz {} noise {}, mode {}, operator {} min{}",
                     st.observer.watching(),
                     st.opts.int("whisper"),
                     st.opts.int("kibitz"),
                     st.opts.int("noise"),
                     st.opts.text("mode"),
                     st.opts.int("operator"),
-                    if st.draining { "; shutting down" } else { "" }
+                    if st.draining { ", shutting down" } else { "" }
                 )
             }
             OwnerCommand::List { args, .. } => match st.lists.command(&args) {
@@ -1107,6 +1125,22 @@ impl Daemon {
             }
             ServerEvent::NoSuchVariable { ref name } => {
                 debug!("the server lacks the setting {name}")
+            }
+            ServerEvent::CommandNotFound { ref command } => {
+                // Noticed once per command: the writer stops using it where it has
+                // another way (`xwhisper` -> `whisper`); anything else is logged.
+                let word = command.trim().to_ascii_lowercase();
+                if crate::ics::command::valid_word(&word) && w.note_missing(&word) {
+                    warn!(
+                        "the server does not know the command '{word}' (Command not found.); {}",
+                        if word.starts_with('x') {
+                            "talk falls back to the plain command"
+                        } else {
+                            "not used again where there is another way"
+                        }
+                    );
+                }
+                self.hooks.event(&ev, w);
             }
             ServerEvent::Unknown(ref l) => {
                 debug!("unhandled: {l}");

@@ -194,6 +194,7 @@ pub struct Observer {
     /// Our account is a guest: no talk in others' games.
     pub guest: bool,
     guest_logged: bool,
+    multi_quiet_logged: bool,
     retry_at: Option<Instant>,
     /// Targets added by a reload, observed at the next tick.
     to_observe: Vec<Target>,
@@ -241,17 +242,36 @@ impl Observer {
         self.games.clear();
         self.current = None;
         for t in &self.targets {
-            w.send(&ServerCommand::Raw(format!("observe {}", t.word())));
+            w.send(&ServerCommand::Observe(t.word()));
         }
-        self.retry_at = None;
+        self.schedule_retry(Instant::now());
+    }
+
+    /// A followed player or relay with no game of theirs observed now.
+    fn unmatched_followed(&self) -> Vec<Target> {
+        self.targets
+            .iter()
+            .filter(|t| !matches!(t, Target::Game(_)))
+            .filter(|t| !self.games.values().any(|g| t.matches(&g.white, &g.black)))
+            .cloned()
+            .collect()
+    }
+
+    /// Looks again after `bot.observe_retry` when a followed player has no game
+    /// observed (not logged in, not playing, or `observe` refused).
+    fn schedule_retry(&mut self, now: Instant) {
+        if self.retry_at.is_none() && !self.unmatched_followed().is_empty() {
+            self.retry_at = Some(now + self.opts().duration("bot.observe_retry"));
+        }
     }
 
     /// `observe X` from an owner.
     pub fn add(&mut self, t: Target, w: &Writer) {
-        w.send(&ServerCommand::Raw(format!("observe {}", t.word())));
+        w.send(&ServerCommand::Observe(t.word()));
         if !self.targets.contains(&t) {
             self.targets.push(t);
         }
+        self.schedule_retry(Instant::now());
     }
 
     /// `unobserve X` from an owner.
@@ -267,7 +287,7 @@ impl Observer {
             .map(|(n, _)| *n)
             .collect();
         for g in games {
-            w.send(&ServerCommand::Raw(format!("unobserve {g}")));
+            w.send(&ServerCommand::Unobserve(g));
             self.end(g, "unobserved");
         }
     }
@@ -371,9 +391,7 @@ impl Observer {
             self.current = None;
             self.rotate(Instant::now(), true);
         }
-        if self.games.is_empty() && self.targets.iter().any(|t| !matches!(t, Target::Game(_))) {
-            self.retry_at = Some(Instant::now() + self.opts().duration("bot.observe_retry"));
-        }
+        self.schedule_retry(Instant::now());
     }
 
     fn analyse(&mut self, game: u32, now: Instant) {
@@ -436,19 +454,16 @@ impl Observer {
     /// Once a second: the slices, and looking again for followed players.
     pub fn tick(&mut self, now: Instant, w: &Writer) {
         for t in std::mem::take(&mut self.to_observe) {
-            w.send(&ServerCommand::Raw(format!("observe {}", t.word())));
+            w.send(&ServerCommand::Observe(t.word()));
         }
         self.rotate(now, false);
         if self.retry_at.is_some_and(|t| now >= t) {
             self.retry_at = None;
-            if self.games.is_empty() {
-                for t in &self.targets {
-                    if !matches!(t, Target::Game(_)) {
-                        w.send(&ServerCommand::Raw(format!("observe {}", t.word())));
-                    }
-                }
-                self.retry_at = Some(now + self.opts().duration("bot.observe_retry"));
+            for t in self.unmatched_followed() {
+                debug!(target = %t.word(), "looking again for a followed player's game");
+                w.send(&ServerCommand::Observe(t.word()));
             }
+            self.schedule_retry(now);
         }
     }
 
@@ -484,6 +499,17 @@ impl Observer {
                 warn!("guests cannot whisper or kibitz in other players' games: staying quiet");
             }
             return;
+        }
+        if !w.profile().observe_talk_is_per_game() || !w.has_command("xwhisper") {
+            // A plain `whisper` reaches the one game we observe; with several it
+            // could land in the wrong one.
+            if self.games.len() > 1 {
+                if !self.multi_quiet_logged {
+                    self.multi_quiet_logged = true;
+                    warn!("this server cannot address talk to one of several observed games (no xwhisper): quiet while observing more than one");
+                }
+                return;
+            }
         }
         for (ch, text) in lines {
             w.send(&match ch {

@@ -155,9 +155,16 @@ impl OwnerCommand {
                 ))
             }
         };
+        let bare = |c: OwnerCommand| -> Result<OwnerCommand, String> {
+            if rest.is_empty() {
+                Ok(c)
+            } else {
+                Err("that command takes nothing after it".into())
+            }
+        };
         Ok(match word.to_ascii_lowercase().as_str() {
-            "help" => C::Help,
-            "status" => C::Status,
+            "help" => bare(C::Help)?,
+            "status" => bare(C::Status)?,
             "list" => {
                 if rest.is_empty() {
                     return Err("list takes GM, IM, C, AK or S and +name/-name".into());
@@ -167,8 +174,8 @@ impl OwnerCommand {
                     edits: rest.split_whitespace().count() > 1,
                 }
             }
-            "seek" => C::Seek,
-            "unseek" => C::Unseek,
+            "seek" => bare(C::Seek)?,
+            "unseek" => bare(C::Unseek)?,
             "whisper" => C::Whisper(level("whisper")?),
             "kibitz" => C::Kibitz(level("kibitz")?),
             "noise" => C::Noise(
@@ -177,9 +184,9 @@ impl OwnerCommand {
             ),
             "observe" => C::Observe(target("observe")?),
             "unobserve" => C::Unobserve(target("unobserve")?),
-            "resign" => C::Resign,
-            "abort" => C::Abort,
-            "draw" => C::Draw,
+            "resign" => bare(C::Resign)?,
+            "abort" => bare(C::Abort)?,
+            "draw" => bare(C::Draw)?,
             "mode" => match rest {
                 "normal" | "tournament" => C::Mode(rest.to_string()),
                 _ => return Err("mode takes normal or tournament".into()),
@@ -190,9 +197,10 @@ impl OwnerCommand {
                     .filter(|m| *m <= 600)
                     .ok_or_else(|| "operator takes minutes from 0 to 600".to_string())?,
             ),
-            "softquit" => C::SoftQuit,
+            "softquit" => bare(C::SoftQuit)?,
             "" => return Err("say `help` for the commands".into()),
-            w => return Err(format!("'{w}' is not a command; say `help`")),
+            // The teller's word is not echoed: it could carry anything.
+            _ => return Err("that is not a command, say `help`".into()),
         })
     }
 }

@@ -4,7 +4,8 @@
 //! | level | said |
 //! |---|---|
 //! | 1 | mate announcements (`White mates in 5`) |
-//! | 2 | a summary after each move (`ply=18; eval=+0.23; nps=11.5M; time=1.01`) |
+//! | 2 | a summary after each move (`ply=18 eval=+0.23 nps=11.5M time=1.01`; no `;`, which FICS-lineage servers
+//! take as a command separator) |
 //! | 3 | the summary with the PV (`...; time=1.01; 12. ... Nxe4 13. Bxe4 h6`) |
 //! | 4 | book moves with their percentages (`book: e4 45%, d4 35%`) |
 //! | 5 | every finished iteration (`d18-> 1.01 +0.23 1. Rae1 f5 2. Nf3`) |
@@ -250,14 +251,14 @@ impl Talk {
         }
         self.mate(root, t, now, &mut out);
         let mut line = format!(
-            "ply={}; eval={}; nps={}; time={}",
+            "ply={} eval={} nps={} time={}",
             t.depth,
             format::score(white_score(root, t.score)),
             nps_text(t.nodes, t.time),
             format::time(t.time)
         );
         let level = if self.channel(3).is_some() && !t.pv.is_empty() {
-            line.push_str("; ");
+            line.push_str(" | ");
             line.push_str(&format::pv(root, &t.pv, true));
             3
         } else {

@@ -68,6 +68,10 @@ pub struct TimeBudget {
     pub fixed: bool,
 }
 
+/// What one move costs beyond the search itself in a game without increment (the
+/// reply's way through the server, a clock that counts whole seconds), for the floor.
+const SUDDEN_DEATH_MOVE_COST_MS: u64 = 25;
+
 /// Computes the budget for a search, or `None` when the search is not timed.
 pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudget> {
     if limits.infinite {
@@ -98,7 +102,26 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
             40u64.saturating_sub(ply / 8).max(20)
         }
     };
-    let mut base = usable_ms / moves;
+    // Without increment and without a coming time control nothing is ever added to
+    // the clock, while every move still costs at least the overhead (lag, the
+    // server's whole-second clocks). Keep a floor that scales with the moves still
+    // expected, and spend only above it: the clock then decays towards the floor
+    // instead of towards zero, and below it every move is almost instant.
+    let sudden_death = inc_ms == 0 && c.moves_to_go.is_none();
+    let floor_ms = if sudden_death {
+        let per_move = config.move_overhead.as_millis() as u64 + SUDDEN_DEATH_MOVE_COST_MS;
+        moves * per_move
+    } else {
+        0
+    };
+    // Below the floor a move gets a sliver (a shallow search); above it, the part
+    // above the floor is shared out.
+    let spendable_ms = if usable_ms > floor_ms {
+        usable_ms - floor_ms
+    } else {
+        usable_ms / 100
+    };
+    let mut base = spendable_ms / moves;
     if inc_ms > 0 && usable_ms > 2 * inc_ms {
         base += inc_ms * 3 / 4;
     }
@@ -112,6 +135,7 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     let share = match c.moves_to_go {
         Some(1) => usable_ms * 9 / 10,
         Some(2) => usable_ms * 6 / 10,
+        _ if sudden_death => spendable_ms * 4 / 10,
         _ => usable_ms * 4 / 10,
     };
     let hard = (soft * 4).min(share).min(usable_ms);
@@ -227,6 +251,36 @@ mod tests {
         // 15 minutes left, 10 reserved: at most 40% of the 5 usable minutes.
         let b = allocate(&clock(900_000, 0, None), &cfg(600, 0)).unwrap();
         assert!(b.hard <= Duration::from_secs(120));
+    }
+
+    #[test]
+    fn sudden_death_keeps_a_floor_and_never_spends_it() {
+        // A 1 0 game played to 200 moves, each move charged its search time plus 10 ms
+        // of lag (the overhead estimate is 80): the clock settles above zero instead
+        // of running out.
+        let c = cfg(0, 80);
+        let mut left: u64 = 60_000;
+        let mut smallest = left;
+        for ply in (0..400).step_by(2) {
+            let mut l = clock(left, 0, None);
+            l.game_ply = ply;
+            let b = allocate(&l, &c).unwrap();
+            // Spend the soft target (a search stops between soft and hard).
+            let spent = b.soft.as_millis() as u64 + 10;
+            assert!(
+                spent < left,
+                "ply {ply}: {spent} ms spent with {left} ms left"
+            );
+            left -= spent;
+            smallest = smallest.min(left);
+        }
+        assert!(smallest > 1_000, "the clock went down to {smallest} ms");
+        // Below the floor the search gets next to nothing: an instant move.
+        let b = allocate(&clock(900, 0, None), &c).unwrap();
+        assert!(b.hard <= Duration::from_millis(200), "{b:?}");
+        // With an increment there is no floor: the increment is spent.
+        let b = allocate(&clock(10_000, 2_000, None), &c).unwrap();
+        assert!(b.soft >= Duration::from_millis(1_500));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! line, which the session logs and ignores, so sending a setting a server lacks is
 //! harmless.
 
+use crate::ics::command::ServerCommand;
 use crate::ics::parse::ClockUnit;
 use std::time::Duration;
 
@@ -61,6 +62,13 @@ pub struct ServerProfile {
     pub clock_unit: Option<ClockUnit>,
     /// The server logs idle players out after this long.
     pub idle_logout: Duration,
+    /// The character that separates commands on one input line (`;` on every
+    /// FICS-lineage server): never sent inside free text.
+    pub separator: Option<char>,
+    /// The longest free text sent in one command, in bytes.
+    pub max_text: usize,
+    /// Commands this server does not have (it answers `Command not found.`).
+    pub lacks: &'static [&'static str],
 }
 
 impl ServerProfile {
@@ -73,6 +81,9 @@ impl ServerProfile {
                 autoflag: true,
                 clock_unit: Some(ClockUnit::Millis),
                 idle_logout: Duration::from_secs(60 * 60),
+                separator: Some(';'),
+                max_text: 400,
+                lacks: &[],
             },
             ServerKind::Icc => ServerProfile {
                 kind,
@@ -81,6 +92,9 @@ impl ServerProfile {
                 autoflag: true,
                 clock_unit: None,
                 idle_logout: Duration::from_secs(60 * 60),
+                separator: Some(';'),
+                max_text: 400,
+                lacks: &[],
             },
             ServerKind::Lasker => ServerProfile {
                 kind,
@@ -91,12 +105,28 @@ impl ServerProfile {
                 // `iset ms 1` is accepted but clocks stay in seconds.
                 clock_unit: Some(ClockUnit::Seconds),
                 idle_logout: Duration::from_secs(60 * 60),
+                separator: Some(';'),
+                max_text: 400,
+                // Seen on lasker 2.2.x: `xwhisper: Command not found.`
+                lacks: &["xwhisper", "xkibitz"],
             },
         }
     }
 
+    /// Whether this server has `cmd` (as far as its profile knows).
+    pub fn has_command(&self, cmd: &str) -> bool {
+        !self.lacks.contains(&cmd)
+    }
+
+    /// True when talk about an observed game can name the game (`xwhisper`); else a
+    /// plain `whisper` reaches the one game we observe, so talk about more than one
+    /// observed game at a time would go astray.
+    pub fn observe_talk_is_per_game(&self) -> bool {
+        self.has_command("xwhisper") && self.has_command("xkibitz")
+    }
+
     /// The session set-up sent right after login. `finger` lines become finger notes.
-    pub fn setup_commands(&self, interface: &str, finger: &[String]) -> Vec<String> {
+    pub fn setup_commands(&self, interface: &str, finger: &[String]) -> Vec<ServerCommand> {
         let mut c: Vec<String> = Vec::new();
         match self.kind {
             ServerKind::Icc => {
@@ -126,13 +156,26 @@ impl ServerProfile {
                 c.push("set open 1".into());
             }
         }
+        let mut out: Vec<ServerCommand> = c
+            .iter()
+            .map(|l| {
+                let mut w = l.split(' ');
+                let (set, k, v) = (w.next(), w.next(), w.next());
+                match set {
+                    Some("iset") => {
+                        ServerCommand::Iset(k.unwrap_or("").into(), v.unwrap_or("").into())
+                    }
+                    _ => ServerCommand::Set(k.unwrap_or("").into(), v.unwrap_or("").into()),
+                }
+            })
+            .collect();
         if !interface.is_empty() {
-            c.push(format!("set interface {interface}"));
+            out.push(ServerCommand::Set("interface".into(), interface.into()));
         }
         for (i, note) in finger.iter().take(10).enumerate() {
-            c.push(format!("set {} {}", i + 1, note));
+            out.push(ServerCommand::FingerNote(i as u8 + 1, note.clone()));
         }
-        c
+        out
     }
 }
 

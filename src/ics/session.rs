@@ -13,6 +13,7 @@ use super::parse::{LineParser, ServerEvent};
 use super::server::{ServerKind, ServerProfile};
 use super::timeseal::{self, Version};
 use futures_util::StreamExt;
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -87,6 +88,9 @@ pub enum LoginError {
     Timeout(Duration),
     #[error("the server closed the connection during login")]
     Closed,
+    /// The server took the timeseal hello for a login name: it has no timeseal.
+    #[error("the server does not speak timeseal: it took the timeseal hello for a login name ({why}); set ics.timeseal = \"off\" for this server")]
+    NoTimeseal { why: String },
 }
 
 impl LoginError {
@@ -115,19 +119,66 @@ enum WireOut {
     Raw(Vec<u8>, &'static str),
 }
 
-/// Sends lines to the server; cheap to clone, never blocks.
+/// Sends commands to the server, each rendered by the server's profile (the one
+/// place where text is neutralised); cheap to clone, never blocks.
 #[derive(Clone)]
 pub struct Writer {
     tx: mpsc::UnboundedSender<WireOut>,
     last_sent: Arc<Mutex<Instant>>,
+    profile: Arc<ServerProfile>,
+    /// Commands the server answered with `Command not found.`.
+    missing: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Writer {
+    /// Renders and sends `cmd` (a warning, and nothing sent, when it cannot be
+    /// rendered safely).
     pub fn send(&self, cmd: &ServerCommand) {
-        self.line(&cmd.text());
+        self.try_send(cmd);
     }
 
-    pub fn line(&self, text: &str) {
+    /// `send`, telling whether anything was sent.
+    pub fn try_send(&self, cmd: &ServerCommand) -> bool {
+        let missing = self
+            .missing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match self.profile.render(cmd, &|c| missing.contains(c)) {
+            Ok(line) => {
+                self.line(&line);
+                true
+            }
+            Err(e) => {
+                warn!("not sent: {e}");
+                false
+            }
+        }
+    }
+
+    /// Notes that the server lacks `cmd`; true the first time (to log it once).
+    pub fn note_missing(&self, cmd: &str) -> bool {
+        let mut m = self.missing.lock().unwrap_or_else(|e| e.into_inner());
+        m.len() < 200 && m.insert(cmd.to_ascii_lowercase())
+    }
+
+    /// Whether the server has `cmd`, as far as its profile and its answers tell.
+    pub fn has_command(&self, cmd: &str) -> bool {
+        self.profile.has_command(cmd)
+            && !self
+                .missing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(cmd)
+    }
+
+    /// The server's profile.
+    pub fn profile(&self) -> &ServerProfile {
+        &self.profile
+    }
+
+    /// A raw line: only the login dialogue uses it (the name, an empty line).
+    fn line(&self, text: &str) {
         *self.last_sent.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         let _ = self.tx.send(WireOut::Line(text.to_string()));
     }
@@ -193,6 +244,9 @@ pub struct Connection {
     pub profile: ServerProfile,
     /// The handle we are logged in as (after `login`).
     pub handle: String,
+    /// What the server said between the password and the first prompt (the login
+    /// banner's list of opponents with adjourned games): the session's first events.
+    pub early: Vec<(ServerEvent, Instant)>,
     last_input: Arc<Mutex<Instant>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -298,6 +352,8 @@ impl Connection {
         let writer = Writer {
             tx: wtx,
             last_sent: Arc::new(Mutex::new(Instant::now())),
+            profile: Arc::new(profile.clone()),
+            missing: Arc::new(Mutex::new(HashSet::new())),
         };
         if let Some(v) = seal {
             let hello = timeseal::hello(v, "openseal");
@@ -309,6 +365,7 @@ impl Connection {
             writer,
             profile,
             handle: String::new(),
+            early: Vec::new(),
             last_input,
             tasks: vec![writer_task, reader_task],
         })
@@ -334,15 +391,26 @@ impl Connection {
         let mut last_bad: Option<String> = None;
         loop {
             let next = tokio::time::timeout_at(deadline, self.events.recv()).await;
-            let ev = match next {
+            let (ev, at) = match next {
                 Err(_) => return Err(LoginError::Timeout(cfg.login_timeout)),
                 Ok(None) | Ok(Some(Incoming::Closed(_))) => return Err(LoginError::Closed),
-                Ok(Some(Incoming::Event(ev, _))) => ev,
+                Ok(Some(Incoming::Event(ev, at))) => (ev, at),
             };
             match ev {
                 ServerEvent::LoginPrompt => {
                     if let Some(why) = last_bad.take() {
+                        if cfg.timeseal.is_some() && why.contains("letters") {
+                            // Our name is letters only: what was refused is the
+                            // timeseal hello (and our encoded name after it).
+                            return Err(LoginError::NoTimeseal { why });
+                        }
                         return Err(LoginError::BadName { name, why });
+                    }
+                    if !crate::ics::command::valid_word(&name) {
+                        return Err(LoginError::BadName {
+                            name: crate::ics::command::printable(&name, 40),
+                            why: "a login name is letters and digits only".into(),
+                        });
                     }
                     if sent_name > 0 {
                         return Err(LoginError::BadName {
@@ -378,6 +446,9 @@ impl Connection {
                     warn!("another session of {name} was logged in and has been kicked out")
                 }
                 ServerEvent::Prompt if entered => break,
+                // The banner after the password: the list of opponents with
+                // adjourned games, notifications. Kept for the session.
+                ev if entered => self.early.push((ev, at)),
                 _ => {}
             }
         }
@@ -389,7 +460,7 @@ impl Connection {
     /// Sends the session set-up.
     pub fn setup(&self, cfg: &ConnectConfig) {
         for c in self.profile.setup_commands(&cfg.interface, &cfg.finger) {
-            self.writer.line(&c);
+            self.writer.send(&c);
         }
     }
 }

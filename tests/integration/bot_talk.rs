@@ -55,31 +55,31 @@ fn each_level_says_exactly_its_lines() {
         (1, vec![], vec![], vec![]),
         (
             2,
-            vec!["ply=12; eval=+0.23; nps=11.5M; time=0.10"],
+            vec!["ply=12 eval=+0.23 nps=11.5M time=0.10"],
             vec![],
             vec![],
         ),
         (
             3,
-            vec!["ply=12; eval=+0.23; nps=11.5M; time=0.10; 1. e4 e5 2. Nf3"],
+            vec!["ply=12 eval=+0.23 nps=11.5M time=0.10 | 1. e4 e5 2. Nf3"],
             vec![],
             vec![],
         ),
         (
             4,
-            vec!["ply=12; eval=+0.23; nps=11.5M; time=0.10; 1. e4 e5 2. Nf3"],
+            vec!["ply=12 eval=+0.23 nps=11.5M time=0.10 | 1. e4 e5 2. Nf3"],
             vec![],
             vec![],
         ),
         (
             5,
-            vec!["ply=12; eval=+0.23; nps=11.5M; time=0.10; 1. e4 e5 2. Nf3"],
+            vec!["ply=12 eval=+0.23 nps=11.5M time=0.10 | 1. e4 e5 2. Nf3"],
             vec!["d12-> 0.10 +0.23 1. e4 e5 2. Nf3"],
             vec![],
         ),
         (
             6,
-            vec!["ply=12; eval=+0.23; nps=11.5M; time=0.10; 1. e4 e5 2. Nf3"],
+            vec!["ply=12 eval=+0.23 nps=11.5M time=0.10 | 1. e4 e5 2. Nf3"],
             vec!["d12-> 0.10 +0.23 1. e4 e5 2. Nf3"],
             vec![
                 "d12 0.10 +0.23 1. e4 e5 2. Nf3",

@@ -69,6 +69,22 @@ pub struct FakeConfig {
     pub clock_ms: Option<i64>,
     /// An adjourned game (the bot White, these moves played) waiting at start.
     pub adjourned_moves: Vec<&'static str>,
+    /// The server has no timeseal decoder (lasker): the hello is read as a login name.
+    pub no_timeseal: bool,
+    /// The opponent's link drops this long after the board of this ply reaches the
+    /// bot (its move to make): the server adjourns the game.
+    pub opp_disconnect_at: Option<usize>,
+    pub opp_disconnect_after: Duration,
+    /// With `shutdown_at`: announce the shutdown this many seconds ahead, as the
+    /// real server's countdown does, and go down when it runs out.
+    pub shutdown_countdown: Option<u64>,
+    /// Handles `observe` finds playing (game numbers are observable only when listed).
+    pub observable: Vec<String>,
+    /// New games start from this position instead of the usual one.
+    pub start_fen: Option<&'static str>,
+    /// Draw claims (repetition, fifty moves) are not granted: the game goes on to
+    /// `max_plies` (long games on purpose).
+    pub refuse_draw_claims: bool,
 }
 
 impl Default for FakeConfig {
@@ -103,6 +119,13 @@ impl Default for FakeConfig {
             opp_color: None,
             clock_ms: None,
             adjourned_moves: Vec::new(),
+            no_timeseal: false,
+            opp_disconnect_at: None,
+            opp_disconnect_after: Duration::from_millis(300),
+            shutdown_countdown: None,
+            observable: Vec::new(),
+            start_fen: None,
+            refuse_draw_claims: false,
         }
     }
 }
@@ -123,6 +146,8 @@ pub struct FakeStats {
     /// Timeseal pings answered.
     pub pings_answered: usize,
     pub declined: Vec<String>,
+    /// Lines answered with `Command not found.` (what our commands must never be).
+    pub not_found: Vec<String>,
 }
 
 struct Game {
@@ -169,6 +194,8 @@ struct World {
     challenge_pending: bool,
     down_until: Option<Instant>,
     rng: u64,
+    /// The bot's `set width` (the server wraps long lines there).
+    width: usize,
 }
 
 /// A running fake server.
@@ -179,6 +206,33 @@ pub struct FakeServer {
 
 fn lines(text: &str) -> Vec<u8> {
     text.replace('\n', "\n\r").into_bytes()
+}
+
+/// Wraps `text` at `width` columns as lasker does: a break after the last space
+/// that fits (the space stays at the end of the line), continuation lines starting
+/// with a backslash and three spaces, words longer than a line cut.
+pub fn wrap(text: &str, width: usize) -> String {
+    let width = width.max(20);
+    let mut out = String::new();
+    let mut rest = text;
+    let mut first = true;
+    loop {
+        let room = if first { width } else { width - 4 };
+        if !first {
+            out.push_str("\n\\   ");
+        }
+        if rest.len() <= room {
+            out.push_str(rest);
+            return out;
+        }
+        let cut = match rest[..room].rfind(' ') {
+            Some(i) if i > 0 => i + 1,
+            _ => room,
+        };
+        out.push_str(&rest[..cut]);
+        rest = &rest[cut..];
+        first = false;
+    }
 }
 
 const PROMPT: &str = "fics% ";
@@ -478,6 +532,7 @@ impl FakeServer {
             challenge_pending: false,
             down_until: None,
             rng: 0x1234_5678_9abc_def1,
+            width: 79,
         }));
         let w2 = Arc::clone(&world);
         tokio::spawn(async move {
@@ -539,6 +594,14 @@ impl FakeServer {
         if let Some((_, tx)) = &self.world.lock().unwrap().bot {
             let _ = tx.send(bytes.to_vec());
         }
+    }
+
+    /// A tell to the bot as the server sends it: wrapped at the bot's width.
+    #[allow(dead_code)]
+    pub fn tell(&self, from: &str, text: &str) {
+        let w = self.world.lock().unwrap();
+        let body = wrap(&format!("{from} tells you: {text}"), w.width);
+        w.send(&format!("\n{body}\n{PROMPT}"));
     }
 
     /// The opponent challenges the bot now (without waiting for a seek).
@@ -656,7 +719,8 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>, engine: Arc<Engin
         let Some(raw) = line else { break };
         last_input = Instant::now();
         let mut stamp = None;
-        let text = if first && raw.len() > 12 {
+        let no_seal = world.lock().unwrap().cfg.no_timeseal;
+        let text = if first && raw.len() > 12 && !no_seal {
             match timeseal::decode(&raw) {
                 Some((t, s)) => {
                     seal = true;
@@ -701,6 +765,10 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>, engine: Arc<Engin
                     let _ = tx.send(b"\xff\xfb\x01".to_vec());
                     let _ = tx.send(lines(&format!("\n\"{name}\" is a registered name.  If it is yours, type the password.\nIf not, just hit return to try another name.\n\npassword: ")));
                     state = 1;
+                } else if !name.chars().all(|c| c.is_ascii_alphabetic()) {
+                    // What lasker answers to a name with anything but letters (a
+                    // timeseal hello included).
+                    let _ = tx.send(lines("\nSorry, names can only consist of lower and upper case letters.  Try again.\n\nIf you are not a registered player enter the login name \"guest\"\nlogin: "));
                 } else if name.len() < 3 {
                     let _ = tx.send(lines("\nA name should be at least three characters long!  Try again.\n\nIf you are not a registered player enter the login name \"guest\"\nlogin: "));
                 } else {
@@ -731,7 +799,19 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>, engine: Arc<Engin
                 login(&world, &handle, &tx);
             }
             _ => {
-                let quit = command(&world, &engine, &handle, &text, stamp, &tx);
+                // The server splits every line on `;` unless it starts with `$`
+                // (one `$` is taken off): each part is a command of its own.
+                let parts: Vec<String> = match text.strip_prefix('$') {
+                    Some(t) => vec![t.to_string()],
+                    None => text.split(';').map(|p| p.trim().to_string()).collect(),
+                };
+                let mut quit = false;
+                for part in parts {
+                    if command(&world, &engine, &handle, &part, stamp, &tx) {
+                        quit = true;
+                        break;
+                    }
+                }
                 if quit {
                     break;
                 }
@@ -755,12 +835,15 @@ fn login(world: &Arc<Mutex<World>>, handle: &str, tx: &mpsc::UnboundedSender<Vec
     let mut w = world.lock().unwrap();
     w.stats.logins += 1;
     w.bot = Some((handle.to_string(), tx.clone()));
-    let _ = tx.send(lines("__________________________________________________________________________\nDo 'help' for a list of the commands that are available.\n__________________________________________________________________________\n\n\n\nfics% "));
-    if w.adjourned.is_some() {
-        w.send(&format!(
-            "\nNotification: {OPP}, who has an adjourned game with you, has arrived.\n{PROMPT}"
-        ));
-    }
+    w.width = 79;
+    // lasker lists the opponents with adjourned games inside the banner, before the
+    // first prompt (a bell after the colon, two spaces after the name).
+    let adjourned = if w.adjourned.is_some() {
+        format!("1 player, who has an adjourned game with you, is online:\x07\n{OPP}  \n\n")
+    } else {
+        String::new()
+    };
+    let _ = tx.send(lines(&format!("__________________________________________________________________________\nDo 'help' for a list of the commands that are available.\n__________________________________________________________________________\n\n\n{adjourned}\nfics% ")));
 }
 
 fn reply(tx: &mpsc::UnboundedSender<Vec<u8>>, text: &str) {
@@ -782,12 +865,16 @@ fn create_game(w: &mut World, bot: &str) {
     w.games_started += 1;
     let num = w.next_num;
     let ms = w.cfg.clock_ms.unwrap_or(w.cfg.minutes as i64 * 60_000);
+    let start = match w.cfg.start_fen {
+        Some(f) => Board::from_fen(f).expect("fake start position"),
+        None => Board::startpos(),
+    };
     w.game = Some(Game {
         num,
         white: white.clone(),
         black: black.clone(),
-        board: Board::startpos(),
-        start: Board::startpos(),
+        board: start.clone(),
+        start,
         moves: Vec::new(),
         clock: [ms, ms],
         turn_since: Instant::now(),
@@ -880,6 +967,26 @@ fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle>, bot: &st
         }
         w.send_board(&bot);
         let ply = w.game.as_ref().unwrap().ply();
+        if w.cfg.opp_disconnect_at.is_some_and(|p| ply >= p) {
+            // The opponent's link drops while the bot thinks: lasker adjourns at once.
+            w.cfg.opp_disconnect_at = None;
+            let after = w.cfg.opp_disconnect_after;
+            let world = Arc::clone(&world);
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                let mut w = world.lock().unwrap();
+                if let Some(g) = w.game.take() {
+                    let line = format!("Your opponent has lost contact or quit.\n{{Game {} ({} vs. {}) adjourned}} *\nNo ratings adjustment done.\n{PROMPT}", g.num, g.white, g.black);
+                    w.stats
+                        .results
+                        .push(("*".into(), "adjourned".into(), g.ply()));
+                    w.adjourned = Some(g);
+                    w.challenge_pending = false;
+                    w.send(&line);
+                }
+            });
+            return;
+        }
         if w.cfg.opp_offer_draw_at.is_some_and(|p| ply >= p) && !w.game.as_ref().unwrap().offered {
             w.game.as_mut().unwrap().offered = true;
             w.send(&format!("\n{OPP} offers you a draw.\n{PROMPT}"));
@@ -931,9 +1038,20 @@ fn command(
                 "style" => "Style 12 set.".to_string(),
                 "bell" => "Bell off.".into(),
                 "seek" => "You will not hear ads.".into(),
-                "width" => "Width set to 240.".into(),
+                "width" => {
+                    let n = arg
+                        .split_whitespace()
+                        .nth(1)
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(79);
+                    w.width = n;
+                    format!("Width set to {n}.")
+                }
                 "interface" => String::new(),
                 "shout" | "cshout" | "pin" | "gin" | "open" => "Set.".into(),
+                n if n.parse::<u8>().is_ok_and(|n| (1..=10).contains(&n)) => {
+                    format!("Plan line {n} changed.")
+                }
                 v => format!("No such variable name {v}."),
             };
             reply(tx, &msg);
@@ -1001,7 +1119,12 @@ fn command(
                 reply(tx, "You are not playing a game.");
                 return false;
             };
-            if g.board.is_threefold_repetition() {
+            if w.cfg.refuse_draw_claims {
+                reply(
+                    tx,
+                    &format!("Draw request sent.\n\n{OPP} declines draw request."),
+                );
+            } else if g.board.is_threefold_repetition() {
                 w.end_game("Game drawn by repetition", "1/2-1/2");
             } else if g.board.is_fifty_move_draw() {
                 w.end_game("Game drawn by the 50 move rule", "1/2-1/2");
@@ -1059,10 +1182,30 @@ fn command(
                 return true;
             }
         }
+        // lasker has no xwhisper/xkibitz (FICS has them).
+        "xwhisper" | "xkibitz" if !w.cfg.fics_mode => {
+            w.stats.not_found.push(text.to_string());
+            reply(tx, &format!("{word}: Command not found."))
+        }
         "whisper" | "kibitz" | "xwhisper" | "xkibitz" | "say" => {
             reply(tx, &format!("{word}ed to 1."))
         }
-        "observe" | "unobserve" => reply(tx, &format!("{word}: noted.")),
+        "observe" => {
+            let target = arg.split_whitespace().next().unwrap_or("").to_string();
+            if w.cfg
+                .observable
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case(&target))
+            {
+                reply(tx, "You are now observing game 99.");
+            } else if target.parse::<u32>().is_ok() {
+                reply(tx, "There is no such game.");
+            } else {
+                reply(tx, &format!("No user named \"{target}\" is logged in."));
+            }
+        }
+        "unobserve" => reply(tx, "You are not observing any games."),
+        "date" | "finger" | "games" | "who" => reply(tx, &format!("({word} output)")),
         "tell" => reply(
             tx,
             &format!("(told {})", arg.split_whitespace().next().unwrap_or("")),
@@ -1070,6 +1213,7 @@ fn command(
         _ => {
             // A move?
             let Some(g) = w.game.as_ref() else {
+                w.stats.not_found.push(text.to_string());
                 reply(tx, &format!("{word}: Command not found."));
                 return false;
             };
@@ -1091,6 +1235,7 @@ fn command(
                     w.stats.illegal_moves += 1;
                     reply(tx, "Illegal move.");
                 } else {
+                    w.stats.not_found.push(text.to_string());
                     reply(tx, &format!("{word}: Command not found."));
                 }
                 return false;
@@ -1143,6 +1288,32 @@ fn command(
                 w.bot = None;
                 let _ = tx.send(Vec::new());
                 return true;
+            }
+            if w.cfg.shutdown_at.is_some_and(|p| ply >= p) && w.cfg.shutdown_countdown.is_some() {
+                // The real server's countdown: announced now, down when it runs out.
+                w.cfg.shutdown_at = None;
+                let secs = w.cfg.shutdown_countdown.take().unwrap();
+                w.send(&format!("\n\n    **** Server shutdown ordered by admin. ****\n    **** Server going down in {} minutes and {} seconds. ****\n\n{PROMPT}", secs / 60, secs % 60));
+                let world = Arc::clone(world);
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_secs(secs)).await;
+                    let mut w = world.lock().unwrap();
+                    let mut line =
+                        String::from("\n\n    **** Server shutdown ordered by admin. ****\n\n");
+                    if let Some(g) = w.game.take() {
+                        line.push_str(&format!("{{Game {} ({} vs. {}) Game adjourned by mutual agreement}} *\nNo ratings adjustment done.\n{PROMPT}\n", g.num, g.white, g.black));
+                        w.stats
+                            .results
+                            .push(("*".into(), "adjourned by shutdown".into(), g.ply()));
+                        w.adjourned = Some(g);
+                    }
+                    line.push_str("    **** Server shutting down immediately. ****\n\nLogging you out.\n\nThank you for using a Free (GNU) Internet Chess server.\n");
+                    w.send(&line);
+                    w.down_until = Some(Instant::now() + w.cfg.down_for);
+                    w.bot = None;
+                    let _ = tx.send(Vec::new());
+                });
             }
             if w.cfg.shutdown_at.is_some_and(|p| ply >= p) {
                 w.cfg.shutdown_at = None;

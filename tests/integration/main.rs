@@ -32,4 +32,5 @@ mod daemon;
 mod ics_codec;
 mod ics_fake_server;
 mod ics_parse;
+mod ics_real_server;
 mod learn;
