@@ -1,7 +1,11 @@
-//! Records: every game appended as PGN to one file (rotated past a size limit, a
-//! fixed number of old files kept), one log per game of what the engine thought
-//! (like Crafty's `log.nnn`, the oldest deleted past a count), and the instance
-//! lock. Plain blocking file I/O: callers run it off the async threads.
+//! Records: every game appended as PGN to one file once it has ended (rotated past
+//! a size limit, a fixed number of old files kept); while a game is in progress, or
+//! adjourned, its record lives in `in-progress/<white>-<black>.pgn`, replaced
+//! crash-safely (temporary file, fsync, rename) after every move and removed when the
+//! game is appended, so an adjourned and resumed game is written once and a game
+//! lost with the server still has a record. One log per game of what the engine
+//! thought (like Crafty's `log.nnn`, the oldest deleted past a count), and the
+//! instance lock. Plain blocking file I/O: callers run it off the async threads.
 
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -46,6 +50,48 @@ impl Archive {
         let mut f = OpenOptions::new().create(true).append(true).open(path)?;
         f.write_all(text.as_bytes())?;
         f.flush()
+    }
+
+    /// Where the record of a game between `white` and `black` lives until it ends.
+    pub fn in_progress_path(&self, white: &str, black: &str) -> PathBuf {
+        let clean = |s: &str| -> String {
+            s.chars()
+                .filter(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+                .take(40)
+                .collect::<String>()
+                .to_ascii_lowercase()
+        };
+        self.dir
+            .join("in-progress")
+            .join(format!("{}-{}.pgn", clean(white), clean(black)))
+    }
+
+    /// Replaces the in-progress record of a game (temporary file, fsync, rename).
+    pub fn write_in_progress(&self, white: &str, black: &str, text: &str) -> std::io::Result<()> {
+        if self.pgn.is_none() {
+            return Ok(());
+        }
+        let path = self.in_progress_path(white, black);
+        let dir = path.parent().expect("a directory");
+        fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+        {
+            let mut f = fs::File::create(&tmp)?;
+            f.write_all(text.as_bytes())?;
+            f.sync_all()?;
+        }
+        fs::rename(&tmp, &path)
+    }
+
+    /// A game has ended: its record goes to the PGN file and the in-progress one is
+    /// removed (after the append, so a crash between the two leaves both, never
+    /// neither).
+    pub fn finish(&self, white: &str, black: &str, text: &str) -> std::io::Result<()> {
+        self.append_pgn(text)?;
+        match fs::remove_file(self.in_progress_path(white, black)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Writes the engine log of a game and prunes old logs.
@@ -136,4 +182,80 @@ pub fn lock_instance(dir: &Path, server: &str, handle: &str) -> std::io::Result<
     let _ = f.set_len(0);
     let _ = writeln!(f, "{}", std::process::id());
     Ok(f)
+}
+
+/// The PGN `Termination` value for the server's words about a game's end.
+pub fn termination(reason: &str, result: &str) -> &'static str {
+    let r = reason.to_ascii_lowercase();
+    if r.contains("adjourn") || (result == "*" && !r.contains("abort")) {
+        "unterminated"
+    } else if r.contains("forfeits on time") || r.contains("ran out of time") {
+        "time forfeit"
+    } else if r.contains("adjudicat") {
+        "adjudication"
+    } else if r.contains("abort") || r.contains("disconnect") || r.contains("lost contact") {
+        "abandoned"
+    } else {
+        "normal"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminations_are_pgn_values() {
+        for (reason, result, want) in [
+            ("bottwo resigns", "1-0", "normal"),
+            ("botone checkmated", "0-1", "normal"),
+            ("Game drawn by repetition", "1/2-1/2", "normal"),
+            ("bottwo forfeits on time", "1-0", "time forfeit"),
+            (
+                "bottwo ran out of time and botone has no material to mate",
+                "1/2-1/2",
+                "time forfeit",
+            ),
+            ("Game drawn by adjudication", "1/2-1/2", "adjudication"),
+            ("Game aborted by mutual agreement", "*", "abandoned"),
+            ("bottwo forfeits by disconnection", "1-0", "abandoned"),
+            ("adjourned", "*", "unterminated"),
+            ("Game adjourned by mutual agreement", "*", "unterminated"),
+            ("connection lost", "*", "unterminated"),
+        ] {
+            assert_eq!(termination(reason, result), want, "{reason}");
+        }
+    }
+
+    #[test]
+    fn in_progress_records_are_replaced_then_moved_once() {
+        let dir = std::env::temp_dir().join(format!("kibitzer-archive-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let a = Archive {
+            dir: dir.clone(),
+            pgn: Some(dir.join("games.pgn")),
+            pgn_max_bytes: 1 << 20,
+            pgn_keep: 2,
+            logs: false,
+            logs_keep: 0,
+        };
+        a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. e4 *\n")
+            .unwrap();
+        a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. e4 e5 *\n")
+            .unwrap();
+        let p = a.in_progress_path("botone", "bottwo");
+        assert_eq!(
+            fs::read_to_string(&p).unwrap(),
+            "[Result \"*\"]\n1. e4 e5 *\n"
+        );
+        a.finish("botone", "bottwo", "[Result \"1-0\"]\n1. e4 e5 1-0\n")
+            .unwrap();
+        assert!(!p.exists());
+        let all = fs::read_to_string(dir.join("games.pgn")).unwrap();
+        assert_eq!(all.matches("[Result").count(), 1);
+        // No temporary files are left behind.
+        let left: Vec<_> = fs::read_dir(dir.join("in-progress")).unwrap().collect();
+        assert!(left.is_empty());
+        let _ = fs::remove_dir_all(&dir);
+    }
 }

@@ -175,6 +175,8 @@ struct Task {
     polite: bool,
     talk: Talk,
     tournament: bool,
+    archive: super::archive::Archive,
+    saved_ply: Option<usize>,
 }
 
 const FAR: Duration = Duration::from_secs(86_400);
@@ -404,7 +406,32 @@ impl Task {
         );
     }
 
+    /// Replaces the in-progress record when the game has grown (off the async
+    /// threads), so a game cut short by a crash or a lost server keeps a record.
+    fn save_in_progress(&mut self) {
+        let ply = self.ply();
+        if self.saved_ply == Some(ply) || self.archive.pgn.is_none() {
+            return;
+        }
+        self.saved_ply = Some(ply);
+        let text = self.pgn(&GameEnd {
+            game: self.s.game,
+            white: self.s.white.clone(),
+            black: self.s.black.clone(),
+            reason: "in progress".into(),
+            result: "*".into(),
+        });
+        let archive = self.archive.clone();
+        let (w, b) = (self.s.white.clone(), self.s.black.clone());
+        tokio::task::spawn_blocking(move || {
+            if let Err(e) = archive.write_in_progress(&w, &b, &text) {
+                warn!("cannot write the in-progress record: {e}");
+            }
+        });
+    }
+
     fn after_position(&mut self, at: Instant) {
+        self.save_in_progress();
         let ply = self.ply();
         if self.thinking.as_ref().is_some_and(|t| t.ply != ply) {
             self.thinking = None;
@@ -486,6 +513,20 @@ impl Task {
             }
         }
         if ok {
+            // Clocks for the plies we did not see (a resumed game): from the listed
+            // move times, the initial time and the increment.
+            let mut clock = [self.s.minutes as i64 * 60_000; 2];
+            let inc = self.s.increment as i64 * 1000;
+            for (i, t) in ml.times.iter().enumerate().take(list.len()) {
+                let side = i % 2;
+                clock[side] = clock[side] - t.unwrap_or(0) + inc;
+                if self.clk.len() <= i {
+                    self.clk.resize(i + 1, None);
+                }
+                if self.clk[i].is_none() && t.is_some() {
+                    self.clk[i] = Some(clock[side].max(0));
+                }
+            }
             self.start = Board::startpos();
             self.moves = list;
             self.board = b;
@@ -598,7 +639,10 @@ impl Task {
                     pv: pv.clone(),
                 };
                 self.think_aloud(ply, t, None);
-                if depth >= 1 {
+                // Only the search for the move at the current ply is logged: a
+                // ponder search's PV starts from a position not on the board yet
+                // (its move numbers were one off and its PV often empty).
+                if depth >= 1 && ply == self.ply() && !pv.is_empty() {
                     let root = self.board.clone();
                     let side_score = if self.s.our_color == Color::White {
                         score
@@ -790,7 +834,11 @@ impl Task {
             "TimeControl",
             &format!("{}+{}", self.s.minutes * 60, self.s.increment),
         );
-        g.set_tag("Termination", &end.reason);
+        g.set_tag(
+            "Termination",
+            super::archive::termination(&end.reason, &end.result),
+        );
+        g.set_tag("TerminationDetails", &end.reason);
         let mut b = self.start.clone();
         for (i, &m) in self.moves.iter().enumerate() {
             g.push_move(&b, m);
@@ -993,6 +1041,8 @@ pub async fn run(
         polite: opts.bool("bot.polite"),
         talk: Talk::from_options(&opts, Levels::from_options(&opts), Venue::Own),
         tournament: opts.text("mode") == "tournament",
+        archive: super::archive::Archive::from_options(&opts),
+        saved_ply: None,
         s: setup,
     };
     match &t.brain {
@@ -1067,7 +1117,17 @@ pub async fn run(
             t.send(ServerCommand::Say(farewell));
         }
     }
-    let pgn = end.as_ref().map(|e| t.pgn(e));
+    // The record: final, or (adjourned, connection lost) in progress.
+    let pgn = Some(match end.as_ref() {
+        Some(e) => t.pgn(e),
+        None => t.pgn(&GameEnd {
+            game: t.s.game,
+            white: t.s.white.clone(),
+            black: t.s.black.clone(),
+            reason: "connection lost".into(),
+            result: "*".into(),
+        }),
+    });
     if let Some(e) = &end {
         info!(game = t.s.game, result = %e.result, reason = %e.reason, plies = t.moves.len(), "game over");
     }

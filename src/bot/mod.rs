@@ -600,10 +600,31 @@ impl Daemon {
             Some(e) => (e.result.clone(), e.reason.clone()),
             None => (String::new(), "connection lost".into()),
         };
+        {
+            // The record: appended once the game has really ended; an adjourned game
+            // (or one cut off with the connection) stays in progress until resumed.
+            let archive = st.archive.clone();
+            let pgn = out.pgn.clone();
+            let finished = out
+                .end
+                .as_ref()
+                .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
+            let (white, black) = (out.setup.white.clone(), out.setup.black.clone());
+            let _ = tokio::task::spawn_blocking(move || {
+                let r = match &pgn {
+                    Some(p) if finished => archive.finish(&white, &black, p),
+                    Some(p) => archive.write_in_progress(&white, &black, p),
+                    None => Ok(()),
+                };
+                if let Err(e) = r {
+                    error!("cannot write the game record: {e}");
+                }
+            })
+            .await;
+        }
         if out.end.is_some() {
             // Records.
             let archive = st.archive.clone();
-            let pgn = out.pgn.clone();
             let log = out.log.clone();
             let secs = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -616,11 +637,6 @@ impl Daemon {
                 opp.to_ascii_lowercase()
             );
             let _ = tokio::task::spawn_blocking(move || {
-                if let Some(p) = pgn {
-                    if let Err(e) = archive.append_pgn(&p) {
-                        error!("cannot append the PGN: {e}");
-                    }
-                }
                 if let Err(e) = archive.write_log(&name, &log) {
                     error!("cannot write the game log: {e}");
                 }

@@ -19,7 +19,9 @@
 //! both; in live games between other players only whispers (kibitzing analysis to the
 //! players would be computer assistance), so there the higher of the two levels
 //! applies to whispers. Lines are cut at a word to the server's limit and at most
-//! `per_minute` lines go out per game in any minute; the rest are dropped and counted.
+//! `per_minute` lines go out per game in any minute, finished iterations (level 5) at
+//! most one per `60 s / per_minute` so the budget lasts through the game; the rest are
+//! dropped and counted.
 //!
 //! This module only decides and formats; the game task and the observer send the
 //! lines (`whisper`/`kibitz` in our own game, `xwhisper`/`xkibitz` in observed ones).
@@ -97,6 +99,9 @@ pub struct Talk {
     pub max_len: usize,
     pub per_minute: usize,
     sent: VecDeque<Instant>,
+    /// When the last iteration line went out (they are spread over the minute).
+    last_iteration_at: Option<Instant>,
+    iteration_root: Option<u64>,
     /// Lines dropped by the rate limit.
     pub dropped: u64,
     /// The last mate announced (White's view, in moves; negative: Black mates).
@@ -151,6 +156,8 @@ impl Talk {
             max_len: max_len.max(40),
             per_minute: per_minute.max(1),
             sent: VecDeque::new(),
+            last_iteration_at: None,
+            iteration_root: None,
             dropped: 0,
             mate_said: None,
             last_iteration: None,
@@ -196,6 +203,22 @@ impl Talk {
         if self.sent.len() >= self.per_minute {
             self.dropped += 1;
             return None;
+        }
+        // Spread the budget: finished iterations (level 5) go out at most once per
+        // 60 s / per_minute, so the shallow iterations of the first second cannot
+        // spend the minute; the next one after the gap is a deeper one. Mates, move
+        // summaries, book lines and changes inside an iteration only count against
+        // the minute.
+        let gap = Duration::from_secs(60) / self.per_minute as u32;
+        if level == 5 {
+            if self
+                .last_iteration_at
+                .is_some_and(|t| now.duration_since(t) < gap)
+            {
+                self.dropped += 1;
+                return None;
+            }
+            self.last_iteration_at = Some(now);
         }
         self.sent.push_back(now);
         Some((ch, cut(&text, self.max_len)))
@@ -278,6 +301,11 @@ impl Talk {
             return out;
         }
         self.mate(root, t, now, &mut out);
+        if self.iteration_root != Some(root.key()) {
+            // A new position: its first iteration is not held back by the gap.
+            self.iteration_root = Some(root.key());
+            self.last_iteration_at = None;
+        }
         let this = (t.score, t.pv.clone());
         if self.last_iteration.as_ref() == Some(&this) {
             return out;

@@ -310,6 +310,9 @@ pub struct MoveList {
     pub black: String,
     /// The moves in the server's SAN, in order.
     pub moves: Vec<String>,
+    /// The time each move took, in ms, as listed (`(0:03)`, `(1:02.345)`), where
+    /// it could be read.
+    pub times: Vec<Option<i64>>,
     /// Whether the listing said the game starts from the standard position.
     pub standard_start: bool,
 }
@@ -591,7 +594,13 @@ impl LineParser {
             {
                 for w in words {
                     if w.starts_with('(') || w.ends_with(')') {
+                        if ml.times.len() + 1 == ml.moves.len() {
+                            ml.times.push(move_time_ms(w));
+                        }
                         continue;
+                    }
+                    while ml.times.len() < ml.moves.len() {
+                        ml.times.push(None);
                     }
                     ml.moves.push(w.to_string());
                 }
@@ -600,6 +609,25 @@ impl LineParser {
         }
         None
     }
+}
+
+/// `(0:03)`, `(1:02.345)`, `(1:02:03)` -> milliseconds.
+fn move_time_ms(w: &str) -> Option<i64> {
+    let t = w.trim_start_matches('(').trim_end_matches(')');
+    let (whole, frac) = t.split_once('.').unwrap_or((t, ""));
+    let mut secs: i64 = 0;
+    for part in whole.split(':') {
+        secs = secs
+            .checked_mul(60)?
+            .checked_add(part.parse::<i64>().ok()?)?;
+    }
+    let ms: i64 = if frac.is_empty() {
+        0
+    } else {
+        let f: String = frac.chars().take(3).collect();
+        f.parse::<i64>().ok()? * 10i64.pow(3 - f.len() as u32)
+    };
+    secs.checked_mul(1000)?.checked_add(ms)
 }
 
 fn after<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {

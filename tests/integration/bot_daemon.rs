@@ -253,7 +253,7 @@ async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist() {
         "{c:?}"
     );
     assert!(
-        has("tell bob Sorry, that needs the admin level; you are viewer."),
+        has("tell bob Sorry, that needs the admin level, you are viewer."),
         "{c:?}"
     );
     assert!(has("observe 5") && has("tell olga observing 5"), "{c:?}");

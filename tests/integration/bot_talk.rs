@@ -204,10 +204,11 @@ fn lines_are_cut_at_a_word_and_rate_limited_per_minute() {
         3,
     );
     let t0 = Instant::now();
-    for i in 0..5 {
+    // Three a minute: one every 20 s at most.
+    for (i, secs) in [0u64, 21, 42, 50, 55].into_iter().enumerate() {
         let mut t = t.clone();
         t.score += i as i32;
-        let l = k.iteration(&b, &t, t0 + Duration::from_secs(i));
+        let l = k.iteration(&b, &t, t0 + Duration::from_secs(secs));
         if i < 3 {
             assert!(l[0].1.len() <= 40, "{l:?}");
         } else {
@@ -215,14 +216,46 @@ fn lines_are_cut_at_a_word_and_rate_limited_per_minute() {
         }
     }
     assert_eq!(k.dropped, 2);
-    // A minute after the first lines, room again.
+    // A minute after the first lines, and 20 s after the last, room again.
     let mut t9 = t.clone();
     t9.score = 99;
-    assert_eq!(k.iteration(&b, &t9, t0 + Duration::from_secs(61)).len(), 1);
+    assert_eq!(k.iteration(&b, &t9, t0 + Duration::from_secs(63)).len(), 1);
     // An iteration that only goes deeper is not repeated.
     let mut deeper = t9.clone();
     deeper.depth += 1;
     assert!(k
-        .iteration(&b, &deeper, t0 + Duration::from_secs(62))
+        .iteration(&b, &deeper, t0 + Duration::from_secs(90))
         .is_empty());
+}
+
+#[test]
+fn the_talk_budget_is_spread_over_the_minute() {
+    // Twelve a minute, and a search that reports an iteration every 100 ms: the
+    // first second does not spend the minute; the lines come about 5 s apart.
+    let b = Board::startpos();
+    let mut k = Talk::new(
+        Levels {
+            whisper: 5,
+            kibitz: 0,
+            noise: 0,
+        },
+        Venue::Own,
+        200,
+        12,
+    );
+    let t0 = Instant::now();
+    let mut at = Vec::new();
+    for i in 0..600u64 {
+        let mut t = thought(&b, i as i32, 10_000, &["e4", "e5", "Nf3"]);
+        t.depth = 1 + i as i32;
+        let now = t0 + Duration::from_millis(i * 100);
+        if !k.iteration(&b, &t, now).is_empty() {
+            at.push(i * 100);
+        }
+    }
+    assert!(at.iter().filter(|&&ms| ms < 1_500).count() <= 1, "{at:?}");
+    assert!((11..=12).contains(&at.len()), "{at:?}");
+    for w in at.windows(2) {
+        assert!(w[1] - w[0] >= 5_000, "{at:?}");
+    }
 }

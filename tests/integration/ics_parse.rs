@@ -267,3 +267,32 @@ proptest! {
         let _ = p.line(&format!("  {n}.  {tail}"));
     }
 }
+
+#[test]
+fn move_list_times_are_read() {
+    let mut p = LineParser::new();
+    let mut last = None;
+    for l in [
+        "Movelist for game 1:",
+        "",
+        "botone (UNR) vs. bottwo (UNR) --- Sat Apr 20, 12:52 UTC 2013",
+        "Unrated blitz match, initial time: 2 minutes, increment: 12 seconds.",
+        "",
+        "Move  botone             bottwo             ",
+        "----  ----------------   ----------------",
+        "  1.  e4      (0:00)     e5      (0:03.250)  ",
+        "  2.  Nf3     (1:02)     Nc6     (0:01)  ",
+        "  3.  Bc4     (0:07)  ",
+        "      {Still in progress} *",
+    ] {
+        last = Some(p.line(l));
+    }
+    let Some(ServerEvent::MoveList(ml)) = last else {
+        panic!("{last:?}")
+    };
+    assert_eq!(ml.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4"]);
+    assert_eq!(
+        ml.times,
+        [Some(0), Some(3250), Some(62_000), Some(1000), Some(7000)]
+    );
+}

@@ -454,3 +454,50 @@ async fn a_wrapped_tell_is_read_whole() {
     let (s, _) = r.quit().await;
     assert!(ok, "{:?}", s.commands);
 }
+
+/// A game adjourned by a server shutdown (announced with a countdown, as lasker
+/// does) and resumed after the restart is recorded once, when it ends, with PGN
+/// termination values, a clock comment on every ply (those before the shutdown
+/// rebuilt from `moves`), and no in-progress record left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_adjourned_and_resumed_game_is_recorded_once() {
+    let cfg = FakeConfig {
+        shutdown_at: Some(4),
+        shutdown_countdown: Some(1),
+        down_for: Duration::from_millis(1500),
+        // The game goes on through the countdown: about six plies in the second.
+        opp_think: Duration::from_millis(150),
+        opp_resign_at: Some(24),
+        ..Default::default()
+    };
+    let r = start("record", cfg, &[]).await;
+    let s = r.srv.wait_results(2, Duration::from_secs(60)).await;
+    assert_eq!(s.results.len(), 2, "{s:?}");
+    assert!(s.results[1].1.contains("resigns"), "{s:?}");
+    let pgn_path = r.dir.join("games.pgn");
+    let mut pgn = String::new();
+    for _ in 0..100 {
+        pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
+        if pgn.contains("[Result") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let in_progress: Vec<_> = std::fs::read_dir(r.dir.join("in-progress"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let (stats, _) = r.quit().await;
+    assert_eq!(stats.bot_time_losses, 0);
+    assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
+    assert!(pgn.contains("[Termination \"normal\"]"), "{pgn}");
+    assert!(
+        pgn.contains("[TerminationDetails \"bottwo resigns\"]"),
+        "{pgn}"
+    );
+    let plies = s.results[1].2;
+    assert!(
+        pgn.matches("[%clk").count() >= plies,
+        "{plies} plies: {pgn}"
+    );
+    assert!(in_progress.is_empty(), "{in_progress:?}");
+}
