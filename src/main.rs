@@ -17,17 +17,24 @@ struct Cli {
     /// lower precedence.
     #[arg(long = "set", short = 'o', value_name = "NAME=VALUE", global = true)]
     set: Vec<String>,
-    /// The console's start-up file (commands as typed, up to a line `exit`); by
-    /// default `.kibitzerrc` in the working directory, else in the home directory.
-    #[arg(long, value_name = "FILE", global = true)]
-    rc: Option<std::path::PathBuf>,
-    /// Start the console without a start-up file.
-    #[arg(long, global = true, conflicts_with = "rc")]
-    no_rc: bool,
+    #[command(flatten)]
+    rc: RcArgs,
     /// Without a subcommand kibitzer starts the console, which switches to UCI on
     /// `uci` and to xboard on `xboard`/`protover`.
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// The console's start-up file options (only the console reads a start-up file).
+#[derive(clap::Args, Clone, Default)]
+struct RcArgs {
+    /// The console's start-up file (commands as typed, up to a line `exit`); by
+    /// default `.kibitzerrc` in the working directory, else in the home directory.
+    #[arg(long, value_name = "FILE")]
+    rc: Option<std::path::PathBuf>,
+    /// Start the console without a start-up file.
+    #[arg(long, conflicts_with = "rc")]
+    no_rc: bool,
 }
 
 #[derive(Subcommand)]
@@ -58,7 +65,10 @@ enum Command {
         check: bool,
     },
     /// The Crafty-style console (the default without a subcommand).
-    Console,
+    Console {
+        #[command(flatten)]
+        rc: RcArgs,
+    },
     /// Speak UCI on stdin/stdout.
     Uci,
     /// Speak xboard/CECP v2 on stdin/stdout.
@@ -75,9 +85,10 @@ enum Command {
         /// Run every position of an EPD perft suite (`;D5 4865609` fields) instead.
         #[arg(long, value_name = "EPD")]
         suite: Option<std::path::PathBuf>,
-        /// With --suite: deepest depth whose listed count is at most this many nodes.
-        #[arg(long, default_value_t = u64::MAX)]
-        max_nodes: u64,
+        /// With --suite: deepest depth whose listed count is at most this many nodes
+        /// (default: no limit, the deepest listed depth).
+        #[arg(long, value_name = "N")]
+        max_nodes: Option<u64>,
         /// With --suite: take every n-th position only.
         #[arg(long, default_value_t = 1)]
         every: usize,
@@ -123,13 +134,17 @@ enum Command {
     Analyze {
         /// Position (FEN); the start position if omitted.
         fen: Vec<String>,
+        /// Stop after this depth (plies); without --depth and --time the search runs
+        /// until interrupted.
         #[arg(long)]
         depth: Option<i32>,
-        /// Seconds.
+        /// Stop after this many seconds.
         #[arg(long)]
         time: Option<f64>,
+        /// Search threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Hash table size in MB.
         #[arg(long, default_value_t = 64)]
         hash: usize,
     },
@@ -155,7 +170,9 @@ enum Command {
 enum BookAction {
     /// Build a book from the first MAXPLY plies of every game of a PGN file.
     Create {
+        /// The PGN file of games to read.
         pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
         maxply: u32,
         /// Drop moves played in fewer games.
         #[arg(default_value_t = 1)]
@@ -164,7 +181,7 @@ enum BookAction {
         #[arg(default_value_t = 0)]
         wpct: u32,
         /// The book file to write.
-        #[arg(long, short, default_value = "book.bin")]
+        #[arg(long, value_name = "FILE", default_value = "book.bin")]
         out: std::path::PathBuf,
         /// Memory for counting before sorted runs go to disk, in MB.
         #[arg(long, default_value_t = 256)]
@@ -172,7 +189,9 @@ enum BookAction {
     },
     /// Write a book as a Polyglot book.
     Export {
+        /// The book to read (a book.bin made by `book create`).
         book: std::path::PathBuf,
+        /// The Polyglot book to write.
         out: std::path::PathBuf,
     },
     /// The book moves of a position (the start position if no FEN), with the numbers
@@ -180,6 +199,7 @@ enum BookAction {
     Show {
         /// The book directory (book.bin, books.bin, learning files).
         dir: std::path::PathBuf,
+        /// The position (FEN); the start position if omitted.
         fen: Vec<String>,
         /// A Polyglot book as another source.
         #[arg(long)]
@@ -190,10 +210,14 @@ enum BookAction {
     },
     /// Time lookups: every position of the first plies of the games of a PGN file.
     Bench {
+        /// The book to time (a book.bin made by `book create`).
         book: std::path::PathBuf,
+        /// The PGN file whose positions are looked up.
         pgn: std::path::PathBuf,
+        /// Games of the PGN file to read.
         #[arg(long, default_value_t = 2000)]
         games: usize,
+        /// Plies of each game to look up.
         #[arg(long, default_value_t = 30)]
         plies: usize,
     },
@@ -206,9 +230,12 @@ enum BookAction {
 enum BooksAction {
     /// Build the steering book (`!`, `?`, `{play nn%}`) from a PGN file.
     Create {
+        /// The PGN file with the steering moves and their marks.
         pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
         maxply: u32,
-        #[arg(long, short, default_value = "books.bin")]
+        /// The steering book file to write.
+        #[arg(long, value_name = "FILE", default_value = "books.bin")]
         out: std::path::PathBuf,
     },
 }
@@ -266,16 +293,16 @@ fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     Ok(o)
 }
 
-fn front_end(first: kibitzer::protocol::Protocol, cli: &Cli) -> Result<()> {
+fn front_end(first: kibitzer::protocol::Protocol, set: &[String], rc: &RcArgs) -> Result<()> {
     use kibitzer::protocol::{console, output, run, Protocol, Session};
-    let opts = options(&cli.set)?;
+    let opts = options(set)?;
     // The console's start-up file: --rc, else .kibitzerrc here, else at home.
-    let rc = match &cli.rc {
+    let rc = match &rc.rc {
         Some(f) => {
             console::read_script(f).map_err(|e| anyhow::anyhow!("--rc: {e}"))?;
             Some(f.clone())
         }
-        None if cli.no_rc || first != Protocol::Console => None,
+        None if rc.no_rc || first != Protocol::Console => None,
         None => {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             console::find_rc(std::path::Path::new("."), home.as_deref())
@@ -295,8 +322,21 @@ fn main() -> Result<()> {
     let mut out = std::io::stdout();
     use kibitzer::protocol::Protocol;
     let Some(command) = cli.command.take() else {
-        return front_end(Protocol::Console, &cli);
+        return front_end(Protocol::Console, &cli.set, &cli.rc);
     };
+    if cli.rc.rc.is_some() || cli.rc.no_rc {
+        let given = if cli.rc.no_rc { "--no-rc" } else { "--rc" };
+        if let Command::Console { rc } = &command {
+            if rc.rc.is_some() || rc.no_rc {
+                anyhow::bail!("{given}: give the start-up file options once");
+            }
+        } else {
+            anyhow::bail!(
+                "{given}: only the console reads a start-up file (`kibitzer {given} ...` or \
+                 `kibitzer console {given} ...`)"
+            );
+        }
+    }
     match command {
         Command::Daemon {
             config,
@@ -325,9 +365,16 @@ fn main() -> Result<()> {
             }
             std::process::exit(daemon(config, &set, check));
         }
-        Command::Console => return front_end(Protocol::Console, &cli),
-        Command::Uci => return front_end(Protocol::Uci, &cli),
-        Command::Xboard => return front_end(Protocol::Xboard, &cli),
+        Command::Console { rc } => {
+            let rc = if rc.rc.is_some() || rc.no_rc {
+                rc
+            } else {
+                cli.rc.clone()
+            };
+            return front_end(Protocol::Console, &cli.set, &rc);
+        }
+        Command::Uci => return front_end(Protocol::Uci, &cli.set, &RcArgs::default()),
+        Command::Xboard => return front_end(Protocol::Xboard, &cli.set, &RcArgs::default()),
         Command::Perft {
             depth,
             fen,
@@ -341,7 +388,7 @@ fn main() -> Result<()> {
                     .with_context(|| format!("cannot open {}", path.display()))?;
                 let results = kibitzer::tools::perft::run_suite(
                     BufReader::new(f),
-                    max_nodes,
+                    max_nodes.unwrap_or(u64::MAX),
                     every,
                     &mut out,
                 )?;
@@ -665,4 +712,96 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         });
         d.run().await as i32
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (unique short and long names, valid defaults and
+    /// conflicts) over every subcommand: a clash panics here, not in a user's debug build.
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `--set` keeps its short `-o` in every subcommand, `--out` has none.
+    #[test]
+    fn short_o_is_set_everywhere() {
+        let cli =
+            Cli::try_parse_from(["kibitzer", "book", "create", "g.pgn", "30", "-o", "hash=8M"])
+                .unwrap();
+        assert_eq!(cli.set, ["hash=8M"]);
+        match cli.command {
+            Some(Command::Book {
+                action: BookAction::Create { out, .. },
+            }) => assert_eq!(out, std::path::Path::new("book.bin")),
+            _ => panic!("not book create"),
+        }
+    }
+
+    fn help(args: &[&str]) -> String {
+        match Cli::try_parse_from(args) {
+            Err(e) => e.render().to_string(),
+            Ok(_) => panic!("{args:?} printed no help"),
+        }
+    }
+
+    #[test]
+    fn help_shows_only_what_applies() {
+        let daemon = help(&["kibitzer", "daemon", "--help"]);
+        assert!(
+            !daemon.contains("--rc") && !daemon.contains("--no-rc"),
+            "{daemon}"
+        );
+        let console = help(&["kibitzer", "console", "--help"]);
+        assert!(
+            console.contains("--rc") && console.contains("--no-rc"),
+            "{console}"
+        );
+        let top = help(&["kibitzer", "--help"]);
+        assert!(top.contains("--rc"), "{top}");
+        let perft = help(&["kibitzer", "perft", "--help"]);
+        assert!(!perft.contains("18446744073709551615"), "{perft}");
+        // Every positional argument explains itself.
+        for args in [
+            &["kibitzer", "book", "create", "--help"][..],
+            &["kibitzer", "books", "create", "--help"],
+            &["kibitzer", "book", "export", "--help"],
+            &["kibitzer", "book", "bench", "--help"],
+            &["kibitzer", "book", "show", "--help"],
+        ] {
+            let h = help(args);
+            assert!(h.contains("--out") || !args.contains(&"create"), "{h}");
+            let section = h.split("Arguments:").nth(1).expect("arguments");
+            let section = section.split("Options:").next().unwrap();
+            for l in section
+                .lines()
+                .filter(|l| l.trim_start().starts_with(['<', '[']))
+            {
+                let after = l
+                    .trim_start()
+                    .split_once(['>', ']'])
+                    .map(|(_, r)| r.trim_start_matches('.').trim());
+                assert!(
+                    after.is_some_and(|r| !r.is_empty()),
+                    "{args:?}: no help for {l}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn start_up_file_options_only_for_the_console() {
+        assert!(Cli::try_parse_from(["kibitzer", "daemon", "--rc", "f"]).is_err());
+        assert!(Cli::try_parse_from(["kibitzer", "uci", "--no-rc"]).is_err());
+        let cli = Cli::try_parse_from(["kibitzer", "console", "--no-rc"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Console { rc }) if rc.no_rc));
+        assert!(Cli::try_parse_from(["kibitzer", "--rc", "f"])
+            .unwrap()
+            .rc
+            .rc
+            .is_some());
+    }
 }

@@ -1637,14 +1637,15 @@ fn cmd_book(c: &mut Con, _: &str, rest: &str) -> Res {
             c.emit_all(&lines);
             Ok(())
         }
-        _ => Err(format!("unknown '{sub}'")),
+        _ => Err(format!("unknown subcommand '{sub}'")),
     }
 }
 
 fn cmd_books(c: &mut Con, _: &str, rest: &str) -> Res {
     match split_command(rest) {
         ("create", args) => book_create(c, args, true),
-        _ => Err(format!("unknown '{rest}'")),
+        ("", _) => Err("expected a subcommand".into()),
+        (sub, _) => Err(format!("unknown subcommand '{sub}'")),
     }
 }
 

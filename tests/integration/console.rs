@@ -187,3 +187,18 @@ fn the_first_command_can_switch_to_uci_or_xboard() {
     d.send("protover 2");
     d.expect_prefix("feature done=1");
 }
+
+#[test]
+fn book_commands_without_a_subcommand_say_what_is_expected() {
+    let mut d = Driver::start(Protocol::Console);
+    d.send("books");
+    let e = d.expect_contains("books:");
+    assert!(
+        e.contains("expected a subcommand") && e.contains("usage: books create <pgn> <maxply>"),
+        "{e}"
+    );
+    assert!(!e.contains("unknown ''"), "{e}");
+    d.send("books frobnicate");
+    let e = d.expect_contains("books:");
+    assert!(e.contains("unknown subcommand 'frobnicate'"), "{e}");
+}
