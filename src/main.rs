@@ -466,69 +466,13 @@ fn main() -> Result<()> {
             threads,
             hash,
         } => {
-            use kibitzer::engine::{
-                EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits,
-            };
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
-                Board::from_fen(&fen.join(" "))?
+                parse_fen(&fen.join(" "))?
             };
-            let limits = SearchLimits {
-                depth,
-                movetime: time.map(std::time::Duration::from_secs_f64),
-                infinite: depth.is_none() && time.is_none(),
-                ..Default::default()
-            };
-            let engine = EngineHandle::new(hash << 20, threads);
-            let b2 = board.clone();
-            let sink: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
-                let line = match e {
-                    SearchEvent::Iteration(i) => Some(("->", i)),
-                    SearchEvent::NewBest(i) => Some(("  ", i)),
-                    SearchEvent::FailHigh(i) => Some(("++", i)),
-                    SearchEvent::FailLow(i) => Some(("--", i)),
-                    _ => None,
-                };
-                if let Some((mark, i)) = line {
-                    let mut b = b2.clone();
-                    let mut pv = String::new();
-                    for &m in &i.pv {
-                        if !b.is_legal(m) {
-                            break;
-                        }
-                        pv.push_str(&b.san(m));
-                        pv.push(' ');
-                        b.make_move(m);
-                    }
-                    println!(
-                        "{:>3}{mark} {:>7.2} {:>7.2} {:>11} {}",
-                        i.depth,
-                        i.time.as_secs_f64(),
-                        i.white_score() as f64 / 100.0,
-                        i.nodes,
-                        pv
-                    );
-                }
-            });
-            let (tx, rx) = std::sync::mpsc::channel();
-            let tx = std::sync::Mutex::new(tx);
-            let sink2 = sink.clone();
-            let done: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
-                sink2(e);
-                if let SearchEvent::Done(r) = e {
-                    let _ = tx.lock().map(|t| t.send(r.clone()));
-                }
-            });
-            engine.go(&board, limits, SearchConfig::default(), done);
-            let r = rx.recv()?;
-            println!(
-                "best {} ponder {:?} nodes {} time {:.2}",
-                r.best,
-                r.ponder.map(|m| m.to_string()),
-                r.nodes,
-                r.time.as_secs_f64()
-            );
+            let opts = options(&cli.set)?;
+            analyze(&board, &opts, depth, time, threads, hash)?;
         }
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;
@@ -540,6 +484,89 @@ fn main() -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// A FEN from the command line, or an error that names it.
+fn parse_fen(text: &str) -> Result<Board> {
+    Board::from_fen(text).map_err(|e| anyhow::anyhow!("bad FEN '{text}': {e}"))
+}
+
+/// `kibitzer analyze`: the console's analysis lines (`src/format.rs`) for one
+/// position, then the summary and `best <move> [ponder <move>]`. A position without a
+/// legal move is named (`checkmate`, `stalemate`) instead of searched.
+fn analyze(
+    board: &Board,
+    opts: &kibitzer::options::Options,
+    depth: Option<i32>,
+    time: Option<f64>,
+    threads: usize,
+    hash: usize,
+) -> Result<()> {
+    use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+    use kibitzer::format::{Display, Printer};
+    if let Some(verdict) = no_move_verdict(board) {
+        println!("{verdict}");
+        return Ok(());
+    }
+    if let Some(t) = time {
+        if !(t.is_finite() && t > 0.0) {
+            anyhow::bail!("--time {t}: expected a number of seconds above 0");
+        }
+    }
+    let limits = SearchLimits {
+        depth,
+        movetime: time.map(std::time::Duration::from_secs_f64),
+        infinite: depth.is_none() && time.is_none(),
+        ..Default::default()
+    };
+    // Every line is shown: one position asked for is never noise.
+    let mut display = Display::from_options(opts);
+    display.noise = 0;
+    let printer = std::sync::Mutex::new(Printer::new(board.clone(), display));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let sink: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
+        if let Ok(mut p) = printer.lock() {
+            let mut out = std::io::stdout().lock();
+            for l in p.event(e) {
+                let _ = writeln!(out, "{l}");
+            }
+            let _ = out.flush();
+        }
+        if let SearchEvent::Done(r) = e {
+            let _ = tx.lock().map(|t| t.send(r.clone()));
+        }
+    });
+    let engine = EngineHandle::new(hash << 20, threads.max(1));
+    engine.go(board, limits, SearchConfig::default(), sink);
+    let r = rx.recv().context("the search ended without a result")?;
+    println!("{}", best_line(&r));
+    Ok(())
+}
+
+/// `checkmate` or `stalemate` (with who won) for a position without a legal move.
+fn no_move_verdict(board: &Board) -> Option<String> {
+    if board.has_legal_move() {
+        return None;
+    }
+    let side = board.side_to_move();
+    Some(if board.in_check() {
+        format!(
+            "checkmate: {} is mated, {} wins",
+            side.name(),
+            (!side).name()
+        )
+    } else {
+        format!("stalemate: {} has no legal move, a draw", side.name())
+    })
+}
+
+/// `best d2d4 ponder d7d5` (no `ponder` without an expected reply).
+fn best_line(r: &kibitzer::engine::SearchResult) -> String {
+    match r.ponder {
+        Some(p) => format!("best {} ponder {p}", r.best),
+        None => format!("best {}", r.best),
+    }
 }
 
 fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> {

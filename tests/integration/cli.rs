@@ -1,0 +1,152 @@
+//! The binary's subcommands as a user runs them: exit status, what is printed on
+//! stdout and stderr, and that nothing hangs.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one run of the binary left.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `kibitzer args` with `input` on stdin and the environment changes in `env`
+/// (an empty value removes the variable); fails the test if it runs past `limit`.
+pub fn run_with(args: &[&str], input: &str, env: &[(&str, &str)], limit: Duration) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kibitzer"));
+    cmd.args(args)
+        .env_remove("KIBITZER_HASH")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let mut child = cmd.spawn().expect("run kibitzer");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let e = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stdout = String::from_utf8_lossy(&o.join().unwrap()).into_owned();
+            panic!("kibitzer {args:?} ran past {limit:?}; printed:\n{stdout}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = feeder.join();
+    Run {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&o.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&e.join().unwrap()).into_owned(),
+    }
+}
+
+pub fn run(args: &[&str]) -> Run {
+    run_with(args, "", &[], Duration::from_secs(60))
+}
+
+const MATED: &str = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+const STALEMATE: &str = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+
+#[test]
+fn analyze_names_mate_and_stalemate_and_exits() {
+    let limit = Duration::from_secs(20);
+    for extra in [&[][..], &["--depth", "3"], &["--time", "0.5"]] {
+        let mut args = vec!["analyze", MATED];
+        args.extend_from_slice(extra);
+        let r = run_with(&args, "", &[], limit);
+        assert!(r.ok(), "{r}");
+        assert_eq!(
+            r.stdout.trim(),
+            "checkmate: White is mated, Black wins",
+            "{r}"
+        );
+        let mut args = vec!["analyze", STALEMATE];
+        args.extend_from_slice(extra);
+        let r = run_with(&args, "", &[], limit);
+        assert!(r.ok(), "{r}");
+        assert!(r.stdout.trim().starts_with("stalemate"), "{r}");
+        assert!(!r.stdout.contains("0000"), "{r}");
+    }
+}
+
+#[test]
+fn analyze_prints_the_consoles_crafty_lines() {
+    // Black to move: move numbers `1. ...`, signed scores from White's side.
+    let fen = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1";
+    let r = run(&["analyze", fen, "--depth", "5"]);
+    assert!(r.ok(), "{r}");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines[0], kibitzer::format::HEADER, "{r}");
+    let five = lines
+        .iter()
+        .find(|l| l.starts_with("  5->"))
+        .unwrap_or_else(|| panic!("no depth 5 line: {r}"));
+    let fields: Vec<&str> = five.split_whitespace().collect();
+    let score = fields[2];
+    assert!(
+        score == "0.00" || score.starts_with('+') || score.starts_with('-'),
+        "{five}"
+    );
+    assert_eq!(fields[3..5], ["1.", "..."], "{five}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("time: ") && l.contains("nps:")),
+        "{r}"
+    );
+    let last = lines.last().unwrap();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert!(
+        words.len() == 4 && words[0] == "best" && words[2] == "ponder",
+        "{last}"
+    );
+    assert!(
+        !r.stdout.contains("Some(") && !r.stdout.contains("None"),
+        "{r}"
+    );
+}
