@@ -439,6 +439,12 @@ fn main() -> Result<()> {
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let positions = kibitzer::tools::epdtest::parse_suite(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            if positions.is_empty() {
+                anyhow::bail!(
+                    "{}: no test positions (EPD lines with bm/am, or Crafty's setboard/solution)",
+                    file.display()
+                );
+            }
             let limits = if depth.is_some() || nodes.is_some() {
                 SearchLimits {
                     depth,
@@ -455,8 +461,13 @@ fn main() -> Result<()> {
                 ..Default::default()
             };
             let engine = EngineHandle::new(hash << 20, threads);
+            let mut bar = kibitzer::tools::progress::Progress::on_terminal(
+                "test",
+                positions.len() as u64,
+                true,
+            );
             kibitzer::tools::epdtest::run_suite(
-                &engine, &positions, &limits, &config, early_exit, &mut out,
+                &engine, &positions, &limits, &config, early_exit, &mut bar, &mut out,
             )?;
         }
         Command::Analyze {

@@ -150,3 +150,48 @@ fn analyze_prints_the_consoles_crafty_lines() {
         "{r}"
     );
 }
+
+/// A fresh empty directory for one test.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kibitzer-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn test_prints_aligned_rows_and_refuses_an_empty_suite() {
+    let dir = temp_dir("suite");
+    let suite = dir.join("suite.epd");
+    std::fs::write(
+        &suite,
+        "4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"a long position name here\";\n\
+         2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n",
+    )
+    .unwrap();
+    let r = run(&["test", suite.to_str().unwrap(), "--depth", "3"]);
+    assert!(r.ok(), "{r}");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].starts_with("position "), "{r}");
+    // Header and rows: the result column after the longest id, one line length.
+    let col = "a long position name here".len() + 1;
+    for l in &lines[..3] {
+        assert_eq!(&l[col - 1..col], " ", "{r}");
+        assert_ne!(&l[col..col + 1], " ", "{r}");
+        assert_eq!(l.len(), lines[0].len(), "{r}");
+    }
+    assert!(
+        lines[3].starts_with("solved ") && lines[3].contains("/2"),
+        "{r}"
+    );
+    // Empty, comment-only and unreadable suites are errors naming the file.
+    let empty = dir.join("empty.epd");
+    std::fs::write(&empty, "# nothing here\n\n").unwrap();
+    for f in [empty.clone(), dir.join("missing.epd")] {
+        let r = run(&["test", f.to_str().unwrap(), "--depth", "1"]);
+        assert!(!r.ok(), "{r}");
+        assert!(r.stderr.contains(f.to_str().unwrap()), "{r}");
+        assert!(!r.stdout.contains("solved 0/0"), "{r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
