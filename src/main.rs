@@ -271,8 +271,9 @@ fn create(
         eprintln!();
     }
     let r = r?;
+    let mut stdout = std::io::stdout();
     for l in r.summary(out) {
-        println!("{l}");
+        writeln!(stdout, "{l}")?;
     }
     Ok(())
 }
@@ -316,7 +317,48 @@ fn front_end(first: kibitzer::protocol::Protocol, set: &[String], rc: &RcArgs) -
     Ok(())
 }
 
-fn main() -> Result<()> {
+/// Runs the command; a user error is one message on standard error (its causes on
+/// the same line, each said once; never a backtrace, whatever `RUST_BACKTRACE` says)
+/// and exit status 1. Output cut short by a closed pipe (`| head`) ends quietly.
+fn main() {
+    let code = match run() {
+        Ok(()) => 0,
+        Err(e) if closed_pipe(&e) => 141,
+        Err(e) => {
+            eprintln!("kibitzer: {}", error_text(&e));
+            1
+        }
+    };
+    let _ = std::io::stdout().flush();
+    std::process::exit(code);
+}
+
+/// The error and its causes, `a: b: c`, leaving out a cause whose text is already
+/// part of the message (an io error wrapped with its path would be said twice).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if s.is_empty() || text.contains(&s) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&s);
+    }
+    text
+}
+
+/// Did writing to standard output fail because the reader went away?
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run() -> Result<()> {
     let mut cli = Cli::parse();
     // Not locked: search threads print through their own handles.
     let mut out = std::io::stdout();
@@ -401,8 +443,7 @@ fn main() -> Result<()> {
             let mut board = if fen.is_empty() {
                 Board::startpos()
             } else {
-                let text = fen.join(" ");
-                Board::from_fen(&text).with_context(|| format!("bad FEN '{text}'"))?
+                parse_fen(&fen.join(" "))?
             };
             kibitzer::tools::perft::run_perft(&mut board, depth, divide, &mut out)?;
         }
@@ -516,7 +557,7 @@ fn analyze(
     use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
     use kibitzer::format::{Display, Printer};
     if let Some(verdict) = no_move_verdict(board) {
-        println!("{verdict}");
+        writeln!(std::io::stdout(), "{verdict}")?;
         return Ok(());
     }
     if let Some(t) = time {
@@ -551,7 +592,7 @@ fn analyze(
     let engine = EngineHandle::new(hash << 20, threads.max(1));
     engine.go(board, limits, SearchConfig::default(), sink);
     let r = rx.recv().context("the search ended without a result")?;
-    println!("{}", best_line(&r));
+    writeln!(std::io::stdout(), "{}", best_line(&r))?;
     Ok(())
 }
 
@@ -618,7 +659,7 @@ fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> 
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
-                Board::from_fen(&fen.join(" "))?
+                parse_fen(&fen.join(" "))?
             };
             for l in k.show(&board, Default::default()) {
                 writeln!(out, "{l}")?;

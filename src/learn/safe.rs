@@ -176,6 +176,7 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
+    /// Errors name `path` (the file asked for), not the temporary name.
     pub fn create(path: &Path) -> Result<AtomicFile, FileError> {
         let tmp = temp_path(path);
         let file = OpenOptions::new()
@@ -183,7 +184,7 @@ impl AtomicFile {
             .create(true)
             .truncate(true)
             .open(&tmp)
-            .at(&tmp)?;
+            .at(path)?;
         Ok(AtomicFile {
             path: path.to_path_buf(),
             tmp,
@@ -205,8 +206,8 @@ impl AtomicFile {
         let w = self.file.take().expect("open until commit");
         let f = w
             .into_inner()
-            .map_err(|e| FileError::io(&self.tmp, e.into_error()))?;
-        f.sync_all().at(&self.tmp)?;
+            .map_err(|e| FileError::io(&self.path, e.into_error()))?;
+        f.sync_all().at(&self.path)?;
         drop(f);
         fs::rename(&self.tmp, &self.path).at(&self.path)?;
         sync_dir(&parent_dir(&self.path))

@@ -195,3 +195,69 @@ fn test_prints_aligned_rows_and_refuses_an_empty_suite() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A small PGN with results (book create counts only games with one).
+const GAMES: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n\
+[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
+
+#[test]
+fn user_errors_are_one_message_without_a_backtrace() {
+    let dir = temp_dir("errors");
+    let empty = dir.join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let games = dir.join("games.pgn");
+    std::fs::write(&games, GAMES).unwrap();
+    let out = dir.join("out.bin");
+    let (empty, games, out) = (
+        empty.to_str().unwrap(),
+        games.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let dir_s = dir.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--set", "foo=1"], "unknown option 'foo'"),
+        (vec!["--set", "hash=1X"], "'1X'"),
+        (
+            vec!["analyze", "garbage"],
+            "bad FEN 'garbage': the board has 1 rank;",
+        ),
+        (
+            vec!["book", "create", empty, "30", "--out", out],
+            "no usable game",
+        ),
+        (
+            vec!["book", "create", "/nonexistent/g.pgn", "30", "--out", out],
+            "/nonexistent/g.pgn: No such file or directory (os error 2)",
+        ),
+        (
+            vec![
+                "book",
+                "create",
+                games,
+                "30",
+                "--out",
+                "/nonexistent-dir/b.bin",
+            ],
+            "/nonexistent-dir/b.bin: No such file or directory",
+        ),
+        (vec!["book", "show", dir_s, "garbage"], "bad FEN 'garbage'"),
+    ];
+    let env = [("RUST_BACKTRACE", "1"), ("RUST_LIB_BACKTRACE", "1")];
+    for (args, want) in cases {
+        let r = run_with(&args, "", &env, Duration::from_secs(60));
+        assert_eq!(r.code, Some(1), "{args:?}: {r}");
+        assert!(r.stderr.contains(want), "{args:?}: {r}");
+        let error_lines: Vec<&str> = r
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("kibitzer: "))
+            .collect();
+        assert_eq!(error_lines.len(), 1, "{args:?}: {r}");
+        assert_eq!(r.stderr.lines().last(), error_lines.last().copied(), "{r}");
+        for bad in ["backtrace", "Backtrace", "Caused by", ".tmp.", "panicked"] {
+            assert!(!r.stderr.contains(bad), "{args:?}: {r}");
+        }
+        assert!(r.stderr.matches("(os error").count() <= 1, "{args:?}: {r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
