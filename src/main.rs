@@ -264,7 +264,7 @@ fn create(
             if tty {
                 eprint!("\r\x1b[K");
             }
-            eprintln!("skipped game {}: {}", s.game, s.reason);
+            eprintln!("{}", s.message());
         },
     );
     if tty {
@@ -648,19 +648,43 @@ fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> 
             crafty,
         } => {
             let opts = options(set)?;
-            let mut config = BookConfig::from_options(&opts);
-            config.dir = Some(dir);
-            config.polyglot = polyglot.or(config.polyglot);
-            config.crafty = crafty.or(config.crafty);
-            let mut k = BookKeeper::open(config);
-            for n in kibitzer::game::BookHook::take_notes(&mut k) {
-                writeln!(out, "{n}")?;
-            }
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
                 parse_fen(&fen.join(" "))?
             };
+            if !dir.is_dir() {
+                let what = if dir.exists() {
+                    "not a directory (give the book directory, the bookpath)"
+                } else {
+                    "no such directory"
+                };
+                anyhow::bail!("book show {}: {what}", dir.display());
+            }
+            // A query: nothing on disk changes, a broken file is only reported.
+            let mut config = BookConfig::from_options(&opts);
+            config.dir = Some(dir.clone());
+            config.polyglot = polyglot.or(config.polyglot);
+            config.crafty = crafty.or(config.crafty);
+            config.read_only = true;
+            let mut k = BookKeeper::open(config);
+            for n in kibitzer::game::BookHook::take_notes(&mut k) {
+                writeln!(out, "{n}")?;
+            }
+            if k.problems() > 0 {
+                anyhow::bail!(
+                    "book show {}: {} file(s) could not be read (see above); nothing was changed",
+                    dir.display(),
+                    k.problems()
+                );
+            }
+            if !k.has_book() {
+                anyhow::bail!(
+                    "book show {}: no book there (`kibitzer book create <pgn> <maxply> --out {}`)",
+                    dir.display(),
+                    dir.join(kibitzer::book::BOOK_FILE).display()
+                );
+            }
             for l in k.show(&board, Default::default()) {
                 writeln!(out, "{l}")?;
             }

@@ -49,8 +49,8 @@ pub fn find_rc(cwd: &Path, home: Option<&Path>) -> Option<PathBuf> {
 
 /// Reads a command file: its lines up to (not including) a line `exit`.
 pub fn read_script(path: &Path) -> Result<Vec<String>, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(String::from_utf8_lossy(&bytes)
+    // A binary file given by mistake is refused, never run line by line.
+    Ok(crate::text::read(path)?
         .lines()
         .map(|l| l.trim_end_matches('\r').to_string())
         .take_while(|l| l.trim() != "exit")
@@ -650,6 +650,7 @@ pub fn run(s: &mut Session) -> Exit {
     }
     let mut first = true;
     if c.s.interactive {
+        c.book_notes();
         c.run_rc();
         if let Some(e) = c.st.exit.take() {
             return c.leave(e);
@@ -687,6 +688,8 @@ pub fn run(s: &mut Session) -> Exit {
                         return c.leave(Exit::Switch(p, line));
                     }
                     if !c.s.interactive {
+                        // What the book directory holds (or why not) before anything.
+                        c.book_notes();
                         c.run_rc();
                     }
                 }
@@ -1396,21 +1399,8 @@ fn today() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_date((secs / 86_400) as i64);
+    let (y, m, d) = crate::learn::safe::civil_date((secs / 86_400) as i64);
     format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// Year, month, day of a day number counted from 1970-01-01 (proleptic Gregorian).
-fn civil_date(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + (m <= 2) as i64, m, d)
 }
 
 /// Minutes (`30`, `2.5`) or `h:mm`.
@@ -1748,7 +1738,7 @@ fn book_create(c: &mut Con, args: &str, steering: bool) -> Res {
         &mut |sk| {
             skipped += 1;
             if skipped <= 20 {
-                emit(&o2, &format!("skipped game {}: {}", sk.game, sk.reason));
+                emit(&o2, &sk.message());
             } else if skipped == 21 {
                 emit(&o2, "(more skipped games are only counted)");
             }
@@ -2515,8 +2505,8 @@ fn cmd_read(c: &mut Con, name: &str, rest: &str) -> Res {
         c.emit("type the moves (PGN or a move list), then `exit`");
         return Ok(());
     }
-    let bytes = std::fs::read(rest).map_err(|e| format!("{rest}: {e}"))?;
-    c.load_game(&String::from_utf8_lossy(&bytes), append, rest)
+    let text = crate::text::read(Path::new(rest))?;
+    c.load_game(&text, append, rest)
 }
 
 fn cmd_reset(c: &mut Con, _: &str, rest: &str) -> Res {
@@ -2793,6 +2783,7 @@ fn cmd_xboard(c: &mut Con, _: &str, _: &str) -> Res {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::safe::civil_date;
 
     #[test]
     fn every_command_name_is_unique_and_options_exist() {

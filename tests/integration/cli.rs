@@ -261,3 +261,175 @@ fn user_errors_are_one_message_without_a_backtrace() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Builds `dir/book.bin` from `GAMES` and returns its bytes.
+fn make_book(dir: &std::path::Path) -> Vec<u8> {
+    let pgn = dir.join("games.pgn");
+    std::fs::write(&pgn, GAMES).unwrap();
+    let book = dir.join("book.bin");
+    let r = run(&[
+        "book",
+        "create",
+        pgn.to_str().unwrap(),
+        "30",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    assert!(r.ok(), "{r}");
+    std::fs::read(&book).unwrap()
+}
+
+fn set_aside_files(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".broken-"))
+        .collect()
+}
+
+#[test]
+fn book_show_only_looks_and_fails_on_a_broken_or_missing_book() {
+    let dir = temp_dir("show");
+    let good = make_book(&dir);
+    let d = dir.to_str().unwrap();
+    let r = run(&["book", "show", d]);
+    assert!(r.ok(), "{r}");
+    assert!(r.stdout.contains("e4") && r.stdout.contains("d4"), "{r}");
+    // A broken book: reported, exit 1, the file left exactly as it was.
+    let mut broken = good.clone();
+    let n = broken.len();
+    broken[n - 3] ^= 0xff;
+    std::fs::write(dir.join("book.bin"), &broken).unwrap();
+    let r = run(&["book", "show", d]);
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(r.stdout.contains("left as it is"), "{r}");
+    assert!(r.stderr.contains("nothing was changed"), "{r}");
+    assert_eq!(std::fs::read(dir.join("book.bin")).unwrap(), broken);
+    assert!(
+        set_aside_files(&dir).is_empty(),
+        "{:?}",
+        set_aside_files(&dir)
+    );
+    // No such directory, a file instead of a directory, a directory without a book.
+    let file = dir.join("games.pgn");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (arg, want) in [
+        ("/nonexistent/books", "no such directory"),
+        (file.to_str().unwrap(), "not a directory"),
+        (empty.to_str().unwrap(), "no book there"),
+    ] {
+        let r = run(&["book", "show", arg]);
+        assert_eq!(r.code, Some(1), "{arg}: {r}");
+        assert!(r.stderr.contains(want), "{arg}: {r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_console_reports_a_broken_book_at_start_and_sets_it_aside_with_a_utc_time() {
+    let dir = temp_dir("console-book");
+    let mut book = make_book(&dir);
+    let n = book.len();
+    book[n - 3] ^= 0xff;
+    std::fs::write(dir.join("book.bin"), &book).unwrap();
+    let bookpath = format!("bookpath={}", dir.display());
+    let r = run_with(
+        &["--no-rc", "--set", "hash=8M", "--set", &bookpath],
+        "echo first-command\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    let out = &r.stdout;
+    let note = out
+        .find("fails its checksum")
+        .unwrap_or_else(|| panic!("no note: {r}"));
+    assert!(note < out.find("first-command").unwrap(), "{r}");
+    let aside = set_aside_files(&dir);
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let stamp = aside[0].strip_prefix("book.bin.broken-").unwrap();
+    // 20261201T213000Z
+    assert_eq!(stamp.len(), 16, "{stamp}");
+    assert!(
+        stamp[..8].bytes().all(|b| b.is_ascii_digit())
+            && &stamp[8..9] == "T"
+            && stamp[9..15].bytes().all(|b| b.is_ascii_digit())
+            && stamp.ends_with('Z'),
+        "{stamp}"
+    );
+    assert!(out.contains(&aside[0]), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn binary_files_are_refused_with_one_clean_line() {
+    let dir = temp_dir("binary");
+    let bin = dir.join("prog");
+    // Looks like an executable, with a command line inside.
+    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\n".to_vec();
+    bytes.extend_from_slice(b"echo pwned\nquit\n\x1b[2J\0\x01\x02");
+    std::fs::write(&bin, &bytes).unwrap();
+    let b = bin.to_str().unwrap();
+    let r = run_with(
+        &["--no-rc", "--set", "hash=8M"],
+        &format!("in {b}\nread {b}\necho still-here\nquit\n"),
+        &[],
+        Duration::from_secs(30),
+    );
+    assert!(!r.stdout.contains("pwned"), "{r}");
+    assert_eq!(r.stdout.matches("not a text file").count(), 2, "{r}");
+    assert!(r.stdout.contains("still-here"), "{r}");
+    let r = run(&[
+        "book",
+        "create",
+        b,
+        "30",
+        "--out",
+        dir.join("b.bin").to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(r.stderr.contains("not a text file"), "{r}");
+    assert_eq!(r.stderr.lines().count(), 1, "{r}");
+    for text in [&r.stdout, &r.stderr] {
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn book_create_keeps_the_plies_before_an_unreadable_move_beyond_maxply() {
+    let dir = temp_dir("partial");
+    let pgn = dir.join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Z0 a6 1-0\n\n\
+         [Result \"0-1\"]\n\n1. d4 Z0 2. c4 0-1\n",
+    )
+    .unwrap();
+    let out = dir.join("b.bin");
+    let r = run(&[
+        "book",
+        "create",
+        pgn.to_str().unwrap(),
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.ok(), "{r}");
+    assert!(
+        r.stderr.contains("game 1: line 3: move 3.: 'Z0'")
+            && r.stderr
+                .contains("the 4 plies before it (within maxply) are used"),
+        "{r}"
+    );
+    assert!(r.stderr.contains("skipped game 2:"), "{r}");
+    assert!(
+        r.stdout
+            .contains("2 games read, 1 used, 1 skipped; 4 plies"),
+        "{r}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
