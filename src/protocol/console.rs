@@ -650,8 +650,7 @@ pub fn run(s: &mut Session) -> Exit {
     }
     let mut first = true;
     if c.s.interactive {
-        c.book_notes();
-        c.run_rc();
+        c.start_up();
         if let Some(e) = c.st.exit.take() {
             return c.leave(e);
         }
@@ -688,9 +687,7 @@ pub fn run(s: &mut Session) -> Exit {
                         return c.leave(Exit::Switch(p, line));
                     }
                     if !c.s.interactive {
-                        // What the book directory holds (or why not) before anything.
-                        c.book_notes();
-                        c.run_rc();
+                        c.start_up();
                     }
                 }
                 if c.st.exit.is_none() {
@@ -754,6 +751,19 @@ impl Con<'_> {
     }
 
     // ----- start-up and input files -----------------------------------------------
+
+    /// Before the first command: what the book directory holds (or why not), the
+    /// start-up file, then the time control the engine will play at.
+    fn start_up(&mut self) {
+        self.book_notes();
+        self.run_rc();
+        if self.st.exit.is_none() {
+            self.emit(&format!(
+                "level {} (moves, minutes, increment in seconds; `level`, `st` or `sd` change it)",
+                self.s.options.text("level")
+            ));
+        }
+    }
 
     fn run_rc(&mut self) {
         let Some(path) = self.s.rc.take() else { return };

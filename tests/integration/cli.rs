@@ -433,3 +433,25 @@ fn book_create_keeps_the_plies_before_an_unreadable_move_beyond_maxply() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_console_says_its_level_and_answers_a_first_move_in_seconds() {
+    let start = std::time::Instant::now();
+    let r = run_with(
+        &["--no-rc", "--set", "hash=16M"],
+        "e4\n",
+        &[],
+        Duration::from_secs(120),
+    );
+    let took = start.elapsed();
+    assert!(r.ok(), "{r}");
+    let level = r
+        .stdout
+        .find("level 0 5 3")
+        .unwrap_or_else(|| panic!("{r}"));
+    let reply = r.stdout.find("Black(1): ").unwrap_or_else(|| panic!("{r}"));
+    assert!(level < reply, "{r}");
+    // The engine's first reply with the default level (the input ends after `e4`,
+    // so the process ends once the engine has moved).
+    assert!(took < Duration::from_secs(30), "first reply took {took:?}");
+}
