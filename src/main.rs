@@ -282,14 +282,25 @@ fn create(
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
-    let env = std::env::vars()
-        .filter(|(k, _)| k != kibitzer::settings::PASSWORD_ENV && k != "KIBITZER_CONFIG");
-    for e in o.load_env(env) {
-        eprintln!("kibitzer: environment: {e}");
+    // The same rule for both sources: a bad value is fatal and names where it came
+    // from (`KIBITZER_HASH=abc` as `--set hash=1X`).
+    let mut errors: Vec<String> = Vec::new();
+    for (k, v) in std::env::vars() {
+        let Some(name) = k.strip_prefix("KIBITZER_") else {
+            continue;
+        };
+        if k == kibitzer::settings::PASSWORD_ENV || name == "CONFIG" || name.is_empty() {
+            continue;
+        }
+        if let Err(e) = o.set_from(Source::Environment, name, &v) {
+            errors.push(format!("environment variable {k}: {e}"));
+        }
     }
-    let errors = o.load_pairs(Source::CommandLine, set.iter().map(String::as_str));
-    if let Some(e) = errors.first() {
-        anyhow::bail!("--set: {e}");
+    for e in o.load_pairs(Source::CommandLine, set.iter().map(String::as_str)) {
+        errors.push(format!("--set: {e}"));
+    }
+    if !errors.is_empty() {
+        anyhow::bail!("{}", errors.join("\nkibitzer: "));
     }
     Ok(o)
 }
@@ -389,23 +400,21 @@ fn run() -> Result<()> {
             keys,
             check,
         } => {
-            let mut set = cli.set.clone();
-            let flags = [
-                ("ics.server", server),
-                ("ics.port", port.map(|p| p.to_string())),
-                ("ics.handle", handle),
-                ("ics.password_file", password_file),
-            ];
-            for (k, v) in flags {
-                if let Some(v) = v {
-                    set.push(format!("{k}={v}"));
-                }
-            }
+            // The daemon's own flags, after --set, each named in its errors.
+            let flags: Vec<(&str, String)> = [
+                ("--server", "ics.server", server),
+                ("--port", "ics.port", port.map(|p| p.to_string())),
+                ("--handle", "ics.handle", handle),
+                ("--password-file", "ics.password_file", password_file),
+            ]
+            .into_iter()
+            .filter_map(|(flag, k, v)| v.map(|v| (flag, format!("{k}={v}"))))
+            .collect();
             if keys {
                 print_keys();
                 return Ok(());
             }
-            std::process::exit(daemon(config, &set, check));
+            std::process::exit(daemon(config, &cli.set, &flags, check));
         }
         Command::Console { rc } => {
             let rc = if rc.rc.is_some() || rc.no_rc {
@@ -745,14 +754,47 @@ fn init_logging(level: &str) {
     }
 }
 
+/// One line saying what the daemon will do: server, handle, configuration file, book
+/// and learning directory, records directory.
+fn start_line(s: &kibitzer::settings::Settings) -> String {
+    let o = &s.options;
+    let handle = o.str("ics.handle");
+    let login = if kibitzer::ics::parse::is_guest(handle) {
+        format!("{handle} (guest)")
+    } else {
+        handle.to_string()
+    };
+    let book = match o.str("bookpath").trim() {
+        "" => "no book or learning (bookpath not set)".to_string(),
+        d => format!("book and learning in {d}"),
+    };
+    format!(
+        "kibitzer daemon: {}:{} as {login}; config {}; {book}; records in {}",
+        o.str("ics.server"),
+        o.int("ics.port"),
+        s.file
+            .as_ref()
+            .map_or("none (defaults)".to_string(), |p| p.display().to_string()),
+        o.str("records.dir")
+    )
+}
+
 /// Runs the daemon; returns the process exit status.
-fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i32 {
+fn daemon(
+    config: Option<std::path::PathBuf>,
+    set: &[String],
+    flags: &[(&str, String)],
+    check: bool,
+) -> i32 {
     use kibitzer::bot::{ControlMsg, Daemon, Exit};
     let config = config.or_else(|| {
         let p = std::path::PathBuf::from("config/kibitzer.toml");
         p.exists().then_some(p)
     });
-    let settings = match kibitzer::settings::load(config.as_deref(), std::env::vars(), set) {
+    let load = |config: Option<&std::path::Path>| {
+        kibitzer::settings::load_with_flags(config, std::env::vars(), set, flags)
+    };
+    let settings = match load(config.as_deref()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kibitzer: configuration: {e}");
@@ -760,6 +802,10 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         }
     };
     if check {
+        if let Err(e) = kibitzer::settings::check_login(&settings) {
+            eprintln!("kibitzer: configuration: {e}");
+            return Exit::Config as i32;
+        }
         println!(
             "configuration OK{}",
             config
@@ -767,8 +813,10 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
                 .map(|p| format!(" ({})", p.display()))
                 .unwrap_or_default()
         );
+        println!("{}", start_line(&settings));
         return 0;
     }
+    eprintln!("{}", start_line(&settings));
     init_logging(settings.options.str("records.log_level"));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -782,11 +830,17 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         }
     };
     let set = set.to_vec();
+    let flags: Vec<(String, String)> = flags
+        .iter()
+        .map(|(f, p)| (f.to_string(), p.clone()))
+        .collect();
     let file = config.clone();
     rt.block_on(async move {
         let mut d = Daemon::new(settings);
         d.set_reloader(Box::new(move || {
-            kibitzer::settings::load(file.as_deref(), std::env::vars(), &set)
+            let flags: Vec<(&str, String)> =
+                flags.iter().map(|(f, p)| (f.as_str(), p.clone())).collect();
+            kibitzer::settings::load_with_flags(file.as_deref(), std::env::vars(), &set, &flags)
         }));
         let control = d.control();
         tokio::spawn(async move {

@@ -455,3 +455,120 @@ fn the_console_says_its_level_and_answers_a_first_move_in_seconds() {
     // so the process ends once the engine has moved).
     assert!(took < Duration::from_secs(30), "first reply took {took:?}");
 }
+
+#[test]
+fn daemon_check_reports_every_problem_and_names_its_source() {
+    let dir = temp_dir("check");
+    let cfg = dir.join("k.toml");
+    std::fs::write(
+        &cfg,
+        "hash = true\n[ics]\nport = 70000\nsevrer = \"x\"\n[bot]\nmin_time = 9\nmax_time = 3\n",
+    )
+    .unwrap();
+    let c = cfg.to_str().unwrap();
+    let no_pw = [("KIBITZER_PASSWORD", "")];
+    let r = run_with(
+        &["daemon", "--check", "--config", c],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    for want in [
+        "4 problems",
+        "key `hash`: 'true' is not accepted",
+        "ics.port",
+        "ics.sevrer",
+        "bot.min_time",
+    ] {
+        assert!(r.stderr.contains(want), "{want}: {r}");
+    }
+    assert!(!r.stderr.contains("'on'"), "{r}");
+    // A flag is named as the flag; the environment as the variable.
+    let ok = dir.join("ok.toml");
+    std::fs::write(&ok, "[ics]\nserver = \"127.0.0.1\"\n").unwrap();
+    let o = ok.to_str().unwrap();
+    let r = run_with(
+        &["daemon", "--check", "--config", o, "--port", "0"],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    assert!(
+        r.stderr.contains("command line --port: key `ics.port`"),
+        "{r}"
+    );
+    assert!(!r.stderr.contains("--set"), "{r}");
+    let r = run_with(
+        &["daemon", "--check", "--config", o],
+        "",
+        &[("KIBITZER_HASH", "abc"), ("KIBITZER_PASSWORD", "")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    assert!(
+        r.stderr.contains("environment variable KIBITZER_HASH"),
+        "{r}"
+    );
+    // Handles a server refuses, and a registered one without a password.
+    for (handle, want) in [
+        ("bad name!", "not a handle a server accepts"),
+        ("alice", "no password is given"),
+    ] {
+        let r = run_with(
+            &["daemon", "--check", "--config", o, "--handle", handle],
+            "",
+            &no_pw,
+            Duration::from_secs(30),
+        );
+        assert_eq!(r.code, Some(2), "{handle}: {r}");
+        assert!(r.stderr.contains(want), "{handle}: {r}");
+    }
+    // A good configuration: OK, and the line the daemon prints at start.
+    let r = run_with(
+        &[
+            "daemon",
+            "--check",
+            "--config",
+            o,
+            "--set",
+            "bookpath=/srv/books",
+        ],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert!(r.ok(), "{r}");
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("kibitzer daemon: "))
+        .unwrap_or_else(|| panic!("{r}"));
+    for want in [
+        "127.0.0.1:5000",
+        "as guest",
+        o,
+        "/srv/books",
+        "records in records",
+    ] {
+        assert!(line.contains(want), "{want}: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_environment_value_is_as_fatal_as_a_bad_set() {
+    let r = run_with(
+        &["--no-rc"],
+        "quit\n",
+        &[("KIBITZER_HASH", "abc")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(
+        r.stderr.contains("environment variable KIBITZER_HASH") && r.stderr.contains("'abc'"),
+        "{r}"
+    );
+    assert!(!r.stdout.contains("White(1)"), "{r}");
+}
