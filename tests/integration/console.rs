@@ -202,3 +202,16 @@ fn book_commands_without_a_subcommand_say_what_is_expected() {
     let e = d.expect_contains("books:");
     assert!(e.contains("unknown subcommand 'frobnicate'"), "{e}");
 }
+
+#[test]
+fn a_move_typed_with_its_number_is_played() {
+    let mut d = Driver::start(Protocol::Console);
+    d.send("sd 2");
+    d.send("1. e4");
+    d.expect_prefix("Black(1): ");
+    d.send("history");
+    d.expect_contains("1. e4");
+    d.send("7. Nf3");
+    let e = d.expect_contains("'7. Nf3'");
+    assert!(e.contains("the move here is 2."), "{e}");
+}

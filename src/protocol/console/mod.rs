@@ -516,6 +516,25 @@ mod tests {
     }
 
     #[test]
+    fn moves_typed_with_their_number() {
+        use super::play::strip_move_number;
+        assert_eq!(strip_move_number("1. e4", 1, Color::White), Ok("e4"));
+        assert_eq!(strip_move_number("1.e4", 1, Color::White), Ok("e4"));
+        assert_eq!(strip_move_number("12... Bd7", 12, Color::Black), Ok("Bd7"));
+        assert_eq!(
+            strip_move_number("12. ... Bd7", 12, Color::Black),
+            Ok("Bd7")
+        );
+        assert_eq!(strip_move_number("e4", 1, Color::White), Ok("e4"));
+        assert_eq!(strip_move_number("e2e4", 1, Color::White), Ok("e2e4"));
+        let e = strip_move_number("5. e4", 1, Color::White).unwrap_err();
+        assert!(e.contains("the move here is 1."), "{e}");
+        let e = strip_move_number("3. Nf6", 3, Color::Black).unwrap_err();
+        assert!(e.contains("3..."), "{e}");
+        assert!(strip_move_number("4.", 4, Color::White).is_err());
+    }
+
+    #[test]
     fn dates_globs_and_clocks() {
         assert_eq!(civil_date(0), (1970, 1, 1));
         assert_eq!(civil_date(19_723), (2024, 1, 1));

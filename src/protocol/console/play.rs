@@ -103,7 +103,7 @@ impl Con<'_> {
 
     pub(super) fn play_finished(&mut self, f: Finished) {
         let side = self.s.game.side_to_move();
-        let number = self.s.game.move_number();
+        let number = u32::from(self.s.game.move_number());
         if let Some(e) = &f.result.error {
             self.emit(&format!("search error: {e}"));
         }
@@ -162,6 +162,14 @@ impl Con<'_> {
     }
 
     pub(super) fn user_move(&mut self, text: &str) {
+        let number = u32::from(self.s.game.move_number());
+        let text = match strip_move_number(text, number, self.s.game.side_to_move()) {
+            Ok(t) => t,
+            Err(e) => {
+                self.emit(&format!("'{text}': {e}"));
+                return;
+            }
+        };
         let mv = match self.s.game.parse_move(text) {
             Ok(m) => m,
             Err(e) => {
@@ -241,4 +249,35 @@ impl Con<'_> {
             self.analyse();
         }
     }
+}
+
+/// A move typed with its number in front, as people write them (`1. e4`, `12... Bd7`,
+/// `1.e4`): the move without the number, or why the number does not fit (another move
+/// number, or `12.` for Black's move). Text without a number is returned as it is.
+pub(super) fn strip_move_number(text: &str, number: u32, side: Color) -> Result<&str, String> {
+    let t = text.trim_start();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let dots = t[digits..].bytes().take_while(|&b| b == b'.').count();
+    if digits == 0 || dots == 0 {
+        return Ok(text);
+    }
+    let rest = t[digits + dots..].trim_start();
+    // `12. ... Bd7` as the PV lines print Black's moves.
+    let (rest, dots) = match rest.strip_prefix("...") {
+        Some(r) => (r.trim_start(), dots + 3),
+        None => (rest, dots),
+    };
+    if rest.is_empty() {
+        return Err("a move number without a move".into());
+    }
+    let given: u32 = t[..digits].parse().unwrap_or(0);
+    let black = dots >= 3;
+    let here = match side {
+        Color::White => format!("{number}."),
+        Color::Black => format!("{number}..."),
+    };
+    if given != number || black != (side == Color::Black) {
+        return Err(format!("the move here is {here} ({} to move)", side.name()));
+    }
+    Ok(rest)
 }
