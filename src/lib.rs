@@ -16,6 +16,8 @@
 //!   command line < runtime); UCI options, xboard features and help derive from it.
 //! - `format`: Crafty-style analysis text (scores from White, PVs with move numbers).
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
+//! - `text`: text files as the commands read them (UTF-8 or Latin-1, binaries
+//!   refused) and control characters escaped in messages.
 //! - `tools`: command implementations that are not a front end (perft, perf, test
 //!   suites, annotate with its HTML and SVG output, the progress bar).
 
@@ -32,4 +34,5 @@ pub mod learn;
 pub mod options;
 pub mod protocol;
 pub mod settings;
+pub mod text;
 pub mod tools;

@@ -17,17 +17,24 @@ struct Cli {
     /// lower precedence.
     #[arg(long = "set", short = 'o', value_name = "NAME=VALUE", global = true)]
     set: Vec<String>,
-    /// The console's start-up file (commands as typed, up to a line `exit`); by
-    /// default `.kibitzerrc` in the working directory, else in the home directory.
-    #[arg(long, value_name = "FILE", global = true)]
-    rc: Option<std::path::PathBuf>,
-    /// Start the console without a start-up file.
-    #[arg(long, global = true, conflicts_with = "rc")]
-    no_rc: bool,
+    #[command(flatten)]
+    rc: RcArgs,
     /// Without a subcommand kibitzer starts the console, which switches to UCI on
     /// `uci` and to xboard on `xboard`/`protover`.
     #[command(subcommand)]
     command: Option<Command>,
+}
+
+/// The console's start-up file options (only the console reads a start-up file).
+#[derive(clap::Args, Clone, Default)]
+struct RcArgs {
+    /// The console's start-up file (commands as typed, up to a line `exit`); by
+    /// default `.kibitzerrc` in the working directory, else in the home directory.
+    #[arg(long, value_name = "FILE")]
+    rc: Option<std::path::PathBuf>,
+    /// Start the console without a start-up file.
+    #[arg(long, conflicts_with = "rc")]
+    no_rc: bool,
 }
 
 #[derive(Subcommand)]
@@ -58,7 +65,10 @@ enum Command {
         check: bool,
     },
     /// The Crafty-style console (the default without a subcommand).
-    Console,
+    Console {
+        #[command(flatten)]
+        rc: RcArgs,
+    },
     /// Speak UCI on stdin/stdout.
     Uci,
     /// Speak xboard/CECP v2 on stdin/stdout.
@@ -75,9 +85,10 @@ enum Command {
         /// Run every position of an EPD perft suite (`;D5 4865609` fields) instead.
         #[arg(long, value_name = "EPD")]
         suite: Option<std::path::PathBuf>,
-        /// With --suite: deepest depth whose listed count is at most this many nodes.
-        #[arg(long, default_value_t = u64::MAX)]
-        max_nodes: u64,
+        /// With --suite: deepest depth whose listed count is at most this many nodes
+        /// (default: no limit, the deepest listed depth).
+        #[arg(long, value_name = "N")]
+        max_nodes: Option<u64>,
         /// With --suite: take every n-th position only.
         #[arg(long, default_value_t = 1)]
         every: usize,
@@ -123,13 +134,17 @@ enum Command {
     Analyze {
         /// Position (FEN); the start position if omitted.
         fen: Vec<String>,
+        /// Stop after this depth (plies); without --depth and --time the search runs
+        /// until interrupted.
         #[arg(long)]
         depth: Option<i32>,
-        /// Seconds.
+        /// Stop after this many seconds.
         #[arg(long)]
         time: Option<f64>,
+        /// Search threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Hash table size in MB.
         #[arg(long, default_value_t = 64)]
         hash: usize,
     },
@@ -155,7 +170,9 @@ enum Command {
 enum BookAction {
     /// Build a book from the first MAXPLY plies of every game of a PGN file.
     Create {
+        /// The PGN file of games to read.
         pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
         maxply: u32,
         /// Drop moves played in fewer games.
         #[arg(default_value_t = 1)]
@@ -164,7 +181,7 @@ enum BookAction {
         #[arg(default_value_t = 0)]
         wpct: u32,
         /// The book file to write.
-        #[arg(long, short, default_value = "book.bin")]
+        #[arg(long, value_name = "FILE", default_value = "book.bin")]
         out: std::path::PathBuf,
         /// Memory for counting before sorted runs go to disk, in MB.
         #[arg(long, default_value_t = 256)]
@@ -172,7 +189,9 @@ enum BookAction {
     },
     /// Write a book as a Polyglot book.
     Export {
+        /// The book to read (a book.bin made by `book create`).
         book: std::path::PathBuf,
+        /// The Polyglot book to write.
         out: std::path::PathBuf,
     },
     /// The book moves of a position (the start position if no FEN), with the numbers
@@ -180,6 +199,7 @@ enum BookAction {
     Show {
         /// The book directory (book.bin, books.bin, learning files).
         dir: std::path::PathBuf,
+        /// The position (FEN); the start position if omitted.
         fen: Vec<String>,
         /// A Polyglot book as another source.
         #[arg(long)]
@@ -190,10 +210,14 @@ enum BookAction {
     },
     /// Time lookups: every position of the first plies of the games of a PGN file.
     Bench {
+        /// The book to time (a book.bin made by `book create`).
         book: std::path::PathBuf,
+        /// The PGN file whose positions are looked up.
         pgn: std::path::PathBuf,
+        /// Games of the PGN file to read.
         #[arg(long, default_value_t = 2000)]
         games: usize,
+        /// Plies of each game to look up.
         #[arg(long, default_value_t = 30)]
         plies: usize,
     },
@@ -206,9 +230,12 @@ enum BookAction {
 enum BooksAction {
     /// Build the steering book (`!`, `?`, `{play nn%}`) from a PGN file.
     Create {
+        /// The PGN file with the steering moves and their marks.
         pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
         maxply: u32,
-        #[arg(long, short, default_value = "books.bin")]
+        /// The steering book file to write.
+        #[arg(long, value_name = "FILE", default_value = "books.bin")]
         out: std::path::PathBuf,
     },
 }
@@ -237,15 +264,16 @@ fn create(
             if tty {
                 eprint!("\r\x1b[K");
             }
-            eprintln!("skipped game {}: {}", s.game, s.reason);
+            eprintln!("{}", s.message());
         },
     );
     if tty {
         eprintln!();
     }
     let r = r?;
+    let mut stdout = std::io::stdout();
     for l in r.summary(out) {
-        println!("{l}");
+        writeln!(stdout, "{l}")?;
     }
     Ok(())
 }
@@ -254,28 +282,39 @@ fn create(
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
-    let env = std::env::vars()
-        .filter(|(k, _)| k != kibitzer::settings::PASSWORD_ENV && k != "KIBITZER_CONFIG");
-    for e in o.load_env(env) {
-        eprintln!("kibitzer: environment: {e}");
+    // The same rule for both sources: a bad value is fatal and names where it came
+    // from (`KIBITZER_HASH=abc` as `--set hash=1X`).
+    let mut errors: Vec<String> = Vec::new();
+    for (k, v) in std::env::vars() {
+        let Some(name) = k.strip_prefix("KIBITZER_") else {
+            continue;
+        };
+        if k == kibitzer::settings::PASSWORD_ENV || name == "CONFIG" || name.is_empty() {
+            continue;
+        }
+        if let Err(e) = o.set_from(Source::Environment, name, &v) {
+            errors.push(format!("environment variable {k}: {e}"));
+        }
     }
-    let errors = o.load_pairs(Source::CommandLine, set.iter().map(String::as_str));
-    if let Some(e) = errors.first() {
-        anyhow::bail!("--set: {e}");
+    for e in o.load_pairs(Source::CommandLine, set.iter().map(String::as_str)) {
+        errors.push(format!("--set: {e}"));
+    }
+    if !errors.is_empty() {
+        anyhow::bail!("{}", errors.join("\nkibitzer: "));
     }
     Ok(o)
 }
 
-fn front_end(first: kibitzer::protocol::Protocol, cli: &Cli) -> Result<()> {
+fn front_end(first: kibitzer::protocol::Protocol, set: &[String], rc: &RcArgs) -> Result<()> {
     use kibitzer::protocol::{console, output, run, Protocol, Session};
-    let opts = options(&cli.set)?;
+    let opts = options(set)?;
     // The console's start-up file: --rc, else .kibitzerrc here, else at home.
-    let rc = match &cli.rc {
+    let rc = match &rc.rc {
         Some(f) => {
             console::read_script(f).map_err(|e| anyhow::anyhow!("--rc: {e}"))?;
             Some(f.clone())
         }
-        None if cli.no_rc || first != Protocol::Console => None,
+        None if rc.no_rc || first != Protocol::Console => None,
         None => {
             let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
             console::find_rc(std::path::Path::new("."), home.as_deref())
@@ -289,14 +328,68 @@ fn front_end(first: kibitzer::protocol::Protocol, cli: &Cli) -> Result<()> {
     Ok(())
 }
 
-fn main() -> Result<()> {
+/// Runs the command; a user error is one message on standard error (its causes on
+/// the same line, each said once; never a backtrace, whatever `RUST_BACKTRACE` says)
+/// and exit status 1. Output cut short by a closed pipe (`| head`) ends quietly.
+fn main() {
+    let code = match run() {
+        Ok(()) => 0,
+        Err(e) if closed_pipe(&e) => 141,
+        Err(e) => {
+            eprintln!("kibitzer: {}", error_text(&e));
+            1
+        }
+    };
+    let _ = std::io::stdout().flush();
+    std::process::exit(code);
+}
+
+/// The error and its causes, `a: b: c`, leaving out a cause whose text is already
+/// part of the message (an io error wrapped with its path would be said twice).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if s.is_empty() || text.contains(&s) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&s);
+    }
+    text
+}
+
+/// Did writing to standard output fail because the reader went away?
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run() -> Result<()> {
     let mut cli = Cli::parse();
     // Not locked: search threads print through their own handles.
     let mut out = std::io::stdout();
     use kibitzer::protocol::Protocol;
     let Some(command) = cli.command.take() else {
-        return front_end(Protocol::Console, &cli);
+        return front_end(Protocol::Console, &cli.set, &cli.rc);
     };
+    if cli.rc.rc.is_some() || cli.rc.no_rc {
+        let given = if cli.rc.no_rc { "--no-rc" } else { "--rc" };
+        if let Command::Console { rc } = &command {
+            if rc.rc.is_some() || rc.no_rc {
+                anyhow::bail!("{given}: give the start-up file options once");
+            }
+        } else {
+            anyhow::bail!(
+                "{given}: only the console reads a start-up file (`kibitzer {given} ...` or \
+                 `kibitzer console {given} ...`)"
+            );
+        }
+    }
     match command {
         Command::Daemon {
             config,
@@ -307,27 +400,32 @@ fn main() -> Result<()> {
             keys,
             check,
         } => {
-            let mut set = cli.set.clone();
-            let flags = [
-                ("ics.server", server),
-                ("ics.port", port.map(|p| p.to_string())),
-                ("ics.handle", handle),
-                ("ics.password_file", password_file),
-            ];
-            for (k, v) in flags {
-                if let Some(v) = v {
-                    set.push(format!("{k}={v}"));
-                }
-            }
+            // The daemon's own flags, after --set, each named in its errors.
+            let flags: Vec<(&str, String)> = [
+                ("--server", "ics.server", server),
+                ("--port", "ics.port", port.map(|p| p.to_string())),
+                ("--handle", "ics.handle", handle),
+                ("--password-file", "ics.password_file", password_file),
+            ]
+            .into_iter()
+            .filter_map(|(flag, k, v)| v.map(|v| (flag, format!("{k}={v}"))))
+            .collect();
             if keys {
                 print_keys();
                 return Ok(());
             }
-            std::process::exit(daemon(config, &set, check));
+            std::process::exit(daemon(config, &cli.set, &flags, check));
         }
-        Command::Console => return front_end(Protocol::Console, &cli),
-        Command::Uci => return front_end(Protocol::Uci, &cli),
-        Command::Xboard => return front_end(Protocol::Xboard, &cli),
+        Command::Console { rc } => {
+            let rc = if rc.rc.is_some() || rc.no_rc {
+                rc
+            } else {
+                cli.rc.clone()
+            };
+            return front_end(Protocol::Console, &cli.set, &rc);
+        }
+        Command::Uci => return front_end(Protocol::Uci, &cli.set, &RcArgs::default()),
+        Command::Xboard => return front_end(Protocol::Xboard, &cli.set, &RcArgs::default()),
         Command::Perft {
             depth,
             fen,
@@ -341,7 +439,7 @@ fn main() -> Result<()> {
                     .with_context(|| format!("cannot open {}", path.display()))?;
                 let results = kibitzer::tools::perft::run_suite(
                     BufReader::new(f),
-                    max_nodes,
+                    max_nodes.unwrap_or(u64::MAX),
                     every,
                     &mut out,
                 )?;
@@ -354,8 +452,7 @@ fn main() -> Result<()> {
             let mut board = if fen.is_empty() {
                 Board::startpos()
             } else {
-                let text = fen.join(" ");
-                Board::from_fen(&text).with_context(|| format!("bad FEN '{text}'"))?
+                parse_fen(&fen.join(" "))?
             };
             kibitzer::tools::perft::run_perft(&mut board, depth, divide, &mut out)?;
         }
@@ -392,6 +489,12 @@ fn main() -> Result<()> {
                 .with_context(|| format!("cannot read {}", file.display()))?;
             let positions = kibitzer::tools::epdtest::parse_suite(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            if positions.is_empty() {
+                anyhow::bail!(
+                    "{}: no test positions (EPD lines with bm/am, or Crafty's setboard/solution)",
+                    file.display()
+                );
+            }
             let limits = if depth.is_some() || nodes.is_some() {
                 SearchLimits {
                     depth,
@@ -408,8 +511,13 @@ fn main() -> Result<()> {
                 ..Default::default()
             };
             let engine = EngineHandle::new(hash << 20, threads);
+            let mut bar = kibitzer::tools::progress::Progress::on_terminal(
+                "test",
+                positions.len() as u64,
+                true,
+            );
             kibitzer::tools::epdtest::run_suite(
-                &engine, &positions, &limits, &config, early_exit, &mut out,
+                &engine, &positions, &limits, &config, early_exit, &mut bar, &mut out,
             )?;
         }
         Command::Analyze {
@@ -419,69 +527,13 @@ fn main() -> Result<()> {
             threads,
             hash,
         } => {
-            use kibitzer::engine::{
-                EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits,
-            };
             let board = if fen.is_empty() {
                 Board::startpos()
             } else {
-                Board::from_fen(&fen.join(" "))?
+                parse_fen(&fen.join(" "))?
             };
-            let limits = SearchLimits {
-                depth,
-                movetime: time.map(std::time::Duration::from_secs_f64),
-                infinite: depth.is_none() && time.is_none(),
-                ..Default::default()
-            };
-            let engine = EngineHandle::new(hash << 20, threads);
-            let b2 = board.clone();
-            let sink: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
-                let line = match e {
-                    SearchEvent::Iteration(i) => Some(("->", i)),
-                    SearchEvent::NewBest(i) => Some(("  ", i)),
-                    SearchEvent::FailHigh(i) => Some(("++", i)),
-                    SearchEvent::FailLow(i) => Some(("--", i)),
-                    _ => None,
-                };
-                if let Some((mark, i)) = line {
-                    let mut b = b2.clone();
-                    let mut pv = String::new();
-                    for &m in &i.pv {
-                        if !b.is_legal(m) {
-                            break;
-                        }
-                        pv.push_str(&b.san(m));
-                        pv.push(' ');
-                        b.make_move(m);
-                    }
-                    println!(
-                        "{:>3}{mark} {:>7.2} {:>7.2} {:>11} {}",
-                        i.depth,
-                        i.time.as_secs_f64(),
-                        i.white_score() as f64 / 100.0,
-                        i.nodes,
-                        pv
-                    );
-                }
-            });
-            let (tx, rx) = std::sync::mpsc::channel();
-            let tx = std::sync::Mutex::new(tx);
-            let sink2 = sink.clone();
-            let done: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
-                sink2(e);
-                if let SearchEvent::Done(r) = e {
-                    let _ = tx.lock().map(|t| t.send(r.clone()));
-                }
-            });
-            engine.go(&board, limits, SearchConfig::default(), done);
-            let r = rx.recv()?;
-            println!(
-                "best {} ponder {:?} nodes {} time {:.2}",
-                r.best,
-                r.ponder.map(|m| m.to_string()),
-                r.nodes,
-                r.time.as_secs_f64()
-            );
+            let opts = options(&cli.set)?;
+            analyze(&board, &opts, depth, time, threads, hash)?;
         }
         Command::Perf { seconds } => {
             kibitzer::tools::perft::run_perf(seconds, &mut out)?;
@@ -493,6 +545,89 @@ fn main() -> Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// A FEN from the command line, or an error that names it.
+fn parse_fen(text: &str) -> Result<Board> {
+    Board::from_fen(text).map_err(|e| anyhow::anyhow!("bad FEN '{text}': {e}"))
+}
+
+/// `kibitzer analyze`: the console's analysis lines (`src/format.rs`) for one
+/// position, then the summary and `best <move> [ponder <move>]`. A position without a
+/// legal move is named (`checkmate`, `stalemate`) instead of searched.
+fn analyze(
+    board: &Board,
+    opts: &kibitzer::options::Options,
+    depth: Option<i32>,
+    time: Option<f64>,
+    threads: usize,
+    hash: usize,
+) -> Result<()> {
+    use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+    use kibitzer::format::{Display, Printer};
+    if let Some(verdict) = no_move_verdict(board) {
+        writeln!(std::io::stdout(), "{verdict}")?;
+        return Ok(());
+    }
+    if let Some(t) = time {
+        if !(t.is_finite() && t > 0.0) {
+            anyhow::bail!("--time {t}: expected a number of seconds above 0");
+        }
+    }
+    let limits = SearchLimits {
+        depth,
+        movetime: time.map(std::time::Duration::from_secs_f64),
+        infinite: depth.is_none() && time.is_none(),
+        ..Default::default()
+    };
+    // Every line is shown: one position asked for is never noise.
+    let mut display = Display::from_options(opts);
+    display.noise = 0;
+    let printer = std::sync::Mutex::new(Printer::new(board.clone(), display));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let sink: EventSink = std::sync::Arc::new(move |e: &SearchEvent| {
+        if let Ok(mut p) = printer.lock() {
+            let mut out = std::io::stdout().lock();
+            for l in p.event(e) {
+                let _ = writeln!(out, "{l}");
+            }
+            let _ = out.flush();
+        }
+        if let SearchEvent::Done(r) = e {
+            let _ = tx.lock().map(|t| t.send(r.clone()));
+        }
+    });
+    let engine = EngineHandle::new(hash << 20, threads.max(1));
+    engine.go(board, limits, SearchConfig::default(), sink);
+    let r = rx.recv().context("the search ended without a result")?;
+    writeln!(std::io::stdout(), "{}", best_line(&r))?;
+    Ok(())
+}
+
+/// `checkmate` or `stalemate` (with who won) for a position without a legal move.
+fn no_move_verdict(board: &Board) -> Option<String> {
+    if board.has_legal_move() {
+        return None;
+    }
+    let side = board.side_to_move();
+    Some(if board.in_check() {
+        format!(
+            "checkmate: {} is mated, {} wins",
+            side.name(),
+            (!side).name()
+        )
+    } else {
+        format!("stalemate: {} has no legal move, a draw", side.name())
+    })
+}
+
+/// `best d2d4 ponder d7d5` (no `ponder` without an expected reply).
+fn best_line(r: &kibitzer::engine::SearchResult) -> String {
+    match r.ponder {
+        Some(p) => format!("best {} ponder {p}", r.best),
+        None => format!("best {}", r.best),
+    }
 }
 
 fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> {
@@ -522,19 +657,43 @@ fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> 
             crafty,
         } => {
             let opts = options(set)?;
+            let board = if fen.is_empty() {
+                Board::startpos()
+            } else {
+                parse_fen(&fen.join(" "))?
+            };
+            if !dir.is_dir() {
+                let what = if dir.exists() {
+                    "not a directory (give the book directory, the bookpath)"
+                } else {
+                    "no such directory"
+                };
+                anyhow::bail!("book show {}: {what}", dir.display());
+            }
+            // A query: nothing on disk changes, a broken file is only reported.
             let mut config = BookConfig::from_options(&opts);
-            config.dir = Some(dir);
+            config.dir = Some(dir.clone());
             config.polyglot = polyglot.or(config.polyglot);
             config.crafty = crafty.or(config.crafty);
+            config.read_only = true;
             let mut k = BookKeeper::open(config);
             for n in kibitzer::game::BookHook::take_notes(&mut k) {
                 writeln!(out, "{n}")?;
             }
-            let board = if fen.is_empty() {
-                Board::startpos()
-            } else {
-                Board::from_fen(&fen.join(" "))?
-            };
+            if k.problems() > 0 {
+                anyhow::bail!(
+                    "book show {}: {} file(s) could not be read (see above); nothing was changed",
+                    dir.display(),
+                    k.problems()
+                );
+            }
+            if !k.has_book() {
+                anyhow::bail!(
+                    "book show {}: no book there (`kibitzer book create <pgn> <maxply> --out {}`)",
+                    dir.display(),
+                    dir.join(kibitzer::book::BOOK_FILE).display()
+                );
+            }
             for l in k.show(&board, Default::default()) {
                 writeln!(out, "{l}")?;
             }
@@ -595,14 +754,47 @@ fn init_logging(level: &str) {
     }
 }
 
+/// One line saying what the daemon will do: server, handle, configuration file, book
+/// and learning directory, records directory.
+fn start_line(s: &kibitzer::settings::Settings) -> String {
+    let o = &s.options;
+    let handle = o.str("ics.handle");
+    let login = if kibitzer::ics::parse::is_guest(handle) {
+        format!("{handle} (guest)")
+    } else {
+        handle.to_string()
+    };
+    let book = match o.str("bookpath").trim() {
+        "" => "no book or learning (bookpath not set)".to_string(),
+        d => format!("book and learning in {d}"),
+    };
+    format!(
+        "kibitzer daemon: {}:{} as {login}; config {}; {book}; records in {}",
+        o.str("ics.server"),
+        o.int("ics.port"),
+        s.file
+            .as_ref()
+            .map_or("none (defaults)".to_string(), |p| p.display().to_string()),
+        o.str("records.dir")
+    )
+}
+
 /// Runs the daemon; returns the process exit status.
-fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i32 {
+fn daemon(
+    config: Option<std::path::PathBuf>,
+    set: &[String],
+    flags: &[(&str, String)],
+    check: bool,
+) -> i32 {
     use kibitzer::bot::{ControlMsg, Daemon, Exit};
     let config = config.or_else(|| {
         let p = std::path::PathBuf::from("config/kibitzer.toml");
         p.exists().then_some(p)
     });
-    let settings = match kibitzer::settings::load(config.as_deref(), std::env::vars(), set) {
+    let load = |config: Option<&std::path::Path>| {
+        kibitzer::settings::load_with_flags(config, std::env::vars(), set, flags)
+    };
+    let settings = match load(config.as_deref()) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("kibitzer: configuration: {e}");
@@ -610,6 +802,10 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         }
     };
     if check {
+        if let Err(e) = kibitzer::settings::check_login(&settings) {
+            eprintln!("kibitzer: configuration: {e}");
+            return Exit::Config as i32;
+        }
         println!(
             "configuration OK{}",
             config
@@ -617,8 +813,10 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
                 .map(|p| format!(" ({})", p.display()))
                 .unwrap_or_default()
         );
+        println!("{}", start_line(&settings));
         return 0;
     }
+    eprintln!("{}", start_line(&settings));
     init_logging(settings.options.str("records.log_level"));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -632,11 +830,17 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         }
     };
     let set = set.to_vec();
+    let flags: Vec<(String, String)> = flags
+        .iter()
+        .map(|(f, p)| (f.to_string(), p.clone()))
+        .collect();
     let file = config.clone();
     rt.block_on(async move {
         let mut d = Daemon::new(settings);
         d.set_reloader(Box::new(move || {
-            kibitzer::settings::load(file.as_deref(), std::env::vars(), &set)
+            let flags: Vec<(&str, String)> =
+                flags.iter().map(|(f, p)| (f.as_str(), p.clone())).collect();
+            kibitzer::settings::load_with_flags(file.as_deref(), std::env::vars(), &set, &flags)
         }));
         let control = d.control();
         tokio::spawn(async move {
@@ -665,4 +869,96 @@ fn daemon(config: Option<std::path::PathBuf>, set: &[String], check: bool) -> i3
         });
         d.run().await as i32
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (unique short and long names, valid defaults and
+    /// conflicts) over every subcommand: a clash panics here, not in a user's debug build.
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// `--set` keeps its short `-o` in every subcommand, `--out` has none.
+    #[test]
+    fn short_o_is_set_everywhere() {
+        let cli =
+            Cli::try_parse_from(["kibitzer", "book", "create", "g.pgn", "30", "-o", "hash=8M"])
+                .unwrap();
+        assert_eq!(cli.set, ["hash=8M"]);
+        match cli.command {
+            Some(Command::Book {
+                action: BookAction::Create { out, .. },
+            }) => assert_eq!(out, std::path::Path::new("book.bin")),
+            _ => panic!("not book create"),
+        }
+    }
+
+    fn help(args: &[&str]) -> String {
+        match Cli::try_parse_from(args) {
+            Err(e) => e.render().to_string(),
+            Ok(_) => panic!("{args:?} printed no help"),
+        }
+    }
+
+    #[test]
+    fn help_shows_only_what_applies() {
+        let daemon = help(&["kibitzer", "daemon", "--help"]);
+        assert!(
+            !daemon.contains("--rc") && !daemon.contains("--no-rc"),
+            "{daemon}"
+        );
+        let console = help(&["kibitzer", "console", "--help"]);
+        assert!(
+            console.contains("--rc") && console.contains("--no-rc"),
+            "{console}"
+        );
+        let top = help(&["kibitzer", "--help"]);
+        assert!(top.contains("--rc"), "{top}");
+        let perft = help(&["kibitzer", "perft", "--help"]);
+        assert!(!perft.contains("18446744073709551615"), "{perft}");
+        // Every positional argument explains itself.
+        for args in [
+            &["kibitzer", "book", "create", "--help"][..],
+            &["kibitzer", "books", "create", "--help"],
+            &["kibitzer", "book", "export", "--help"],
+            &["kibitzer", "book", "bench", "--help"],
+            &["kibitzer", "book", "show", "--help"],
+        ] {
+            let h = help(args);
+            assert!(h.contains("--out") || !args.contains(&"create"), "{h}");
+            let section = h.split("Arguments:").nth(1).expect("arguments");
+            let section = section.split("Options:").next().unwrap();
+            for l in section
+                .lines()
+                .filter(|l| l.trim_start().starts_with(['<', '[']))
+            {
+                let after = l
+                    .trim_start()
+                    .split_once(['>', ']'])
+                    .map(|(_, r)| r.trim_start_matches('.').trim());
+                assert!(
+                    after.is_some_and(|r| !r.is_empty()),
+                    "{args:?}: no help for {l}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn start_up_file_options_only_for_the_console() {
+        assert!(Cli::try_parse_from(["kibitzer", "daemon", "--rc", "f"]).is_err());
+        assert!(Cli::try_parse_from(["kibitzer", "uci", "--no-rc"]).is_err());
+        let cli = Cli::try_parse_from(["kibitzer", "console", "--no-rc"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Console { rc }) if rc.no_rc));
+        assert!(Cli::try_parse_from(["kibitzer", "--rc", "f"])
+            .unwrap()
+            .rc
+            .rc
+            .is_some());
+    }
 }

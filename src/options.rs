@@ -359,7 +359,9 @@ pub static TABLE: &[Spec] = &[
         name: "level",
         aliases: &[],
         kind: Kind::Level,
-        default: "60 60 0",
+        // A 5-minute game with 3 s a move: the first reply at a terminal comes in
+        // seconds, as Crafty's does (60 moves in 60 minutes took 48 s for `e4`).
+        default: "0 5 3",
         help: "time control: <moves> <minutes> <increment s>; `time 60/30/sd/30` sets it too",
         fronts: front::LOCAL,
         uci_name: None,
@@ -1767,7 +1769,7 @@ impl Options {
         self.value_with_source(name).map(|(_, s)| s)
     }
 
-    /// The effective value as text (`64M`, `on`, `60 60 0`).
+    /// The effective value as text (`64M`, `on`, `0 5 3`).
     pub fn text(&self, name: &str) -> String {
         self.value(name).map(|v| v.to_string()).unwrap_or_default()
     }

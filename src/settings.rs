@@ -26,6 +26,20 @@ pub enum SettingsError {
     },
     #[error("{file}: {problem}")]
     File { file: String, problem: String },
+    /// Several problems, each on its own line (`daemon --check` reports them all).
+    #[error("{} problems:\n  {}", .0.len(), .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n  "))]
+    Many(Vec<SettingsError>),
+}
+
+impl SettingsError {
+    /// One error as itself, several as `Many`; `None` for none.
+    fn collect(mut errors: Vec<SettingsError>) -> Option<SettingsError> {
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(SettingsError::Many(errors)),
+        }
+    }
 }
 
 /// The loaded configuration.
@@ -99,9 +113,9 @@ fn flatten(
             out.push((prefix.to_string(), texts.join(", ")));
         }
         ValueKind::Nil => out.push((prefix.to_string(), String::new())),
-        ValueKind::Boolean(b) => {
-            out.push((prefix.to_string(), if b { "on" } else { "off" }.into()))
-        }
+        // As written (`true`), so an error about a key that is not a switch quotes the
+        // file; switches read `true`/`false` as on/off.
+        ValueKind::Boolean(b) => out.push((prefix.to_string(), b.to_string())),
         _ => out.push((prefix.to_string(), value.into_string().unwrap_or_default())),
     }
     Ok(())
@@ -135,28 +149,48 @@ pub fn read_file(path: &Path) -> Result<Vec<(String, String)>, SettingsError> {
 
 /// Loads the layers: `file` (if given), the environment `env` (`KIBITZER_*`
 /// variables other than the password), then `cli` pairs (`name=value`). The
-/// password is read from `ics.password_file` or `KIBITZER_PASSWORD`.
+/// password is read from `ics.password_file` or `KIBITZER_PASSWORD`. Every problem
+/// found is reported, not only the first.
 pub fn load<I, K, V>(file: Option<&Path>, env: I, cli: &[String]) -> Result<Settings, SettingsError>
 where
     I: IntoIterator<Item = (K, V)>,
     K: AsRef<str>,
     V: AsRef<str>,
 {
+    load_with_flags(file, env, cli, &[])
+}
+
+/// As `load`, with the daemon's own flags last: (`--port`, `ics.port=0`) pairs, so an
+/// error names the flag that was given.
+pub fn load_with_flags<I, K, V>(
+    file: Option<&Path>,
+    env: I,
+    cli: &[String],
+    flags: &[(&str, String)],
+) -> Result<Settings, SettingsError>
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
     let mut o = Options::new();
+    let mut errors = Vec::new();
     if let Some(path) = file {
         let origin = path.display().to_string();
         for (k, v) in read_file(path)? {
             if lookup(&k).is_none() && (k == "password" || k == "ics.password") {
-                return Err(SettingsError::Key {
-                    origin,
+                errors.push(SettingsError::Key {
+                    origin: origin.clone(),
                     key: k,
                     problem: "passwords are not kept in the configuration file".into(),
                     fix: "put it in a file named by ics.password_file or in KIBITZER_PASSWORD"
                         .into(),
                 });
+                continue;
             }
-            o.set_from(Source::ConfigFile, &k, &v)
-                .map_err(|e| key_error(&origin, &k, &e))?;
+            if let Err(e) = o.set_from(Source::ConfigFile, &k, &v) {
+                errors.push(key_error(&origin, &k, &e));
+            }
         }
     }
     let mut password_env = None;
@@ -172,46 +206,102 @@ where
         if name.is_empty() || name == "CONFIG" {
             continue;
         }
-        o.set_from(Source::Environment, name, v)
-            .map_err(|e| key_error(&format!("environment variable {k}"), name, &e))?;
+        if let Err(e) = o.set_from(Source::Environment, name, v) {
+            errors.push(key_error(&format!("environment variable {k}"), name, &e));
+        }
     }
-    for pair in cli {
-        let (k, v) = pair.split_once('=').unwrap_or((pair.as_str(), ""));
+    let pairs = cli
+        .iter()
+        .map(|p| ("command line --set".to_string(), p.as_str()))
+        .chain(
+            flags
+                .iter()
+                .map(|(flag, p)| (format!("command line {flag}"), p.as_str())),
+        );
+    for (origin, pair) in pairs {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let k = k.trim();
         if k.eq_ignore_ascii_case("password") || k.eq_ignore_ascii_case("ics.password") {
-            return Err(SettingsError::Key {
+            errors.push(SettingsError::Key {
                 origin: "command line".into(),
                 key: k.to_string(),
                 problem: "a password on the command line would be visible to every user".into(),
                 fix: "use KIBITZER_PASSWORD or ics.password_file".into(),
             });
+            continue;
         }
-        o.set_from(Source::CommandLine, k, v.trim())
-            .map_err(|e| key_error("command line --set", k, &e))?;
+        if let Err(e) = o.set_from(Source::CommandLine, k, v.trim()) {
+            errors.push(key_error(&origin, k, &e));
+        }
     }
     let password = match o.str("ics.password_file") {
         "" => password_env,
         f => {
             let path = resolve(file, f);
-            let text = std::fs::read_to_string(&path).map_err(|e| SettingsError::Key {
-                origin: o
-                    .source("ics.password_file")
-                    .map(|s| s.name())
-                    .unwrap_or("")
-                    .to_string(),
-                key: "ics.password_file".into(),
-                problem: format!("cannot read {}: {e}", path.display()),
-                fix: "point it at a readable file whose first line is the password".into(),
-            })?;
-            Some(Secret::new(text.lines().next().unwrap_or("").trim_end()))
+            match std::fs::read_to_string(&path) {
+                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim_end())),
+                Err(e) => {
+                    errors.push(SettingsError::Key {
+                        origin: o
+                            .source("ics.password_file")
+                            .map(|s| s.name())
+                            .unwrap_or("")
+                            .to_string(),
+                        key: "ics.password_file".into(),
+                        problem: format!("cannot read {}: {e}", path.display()),
+                        fix: "point it at a readable file whose first line is the password".into(),
+                    });
+                    None
+                }
+            }
         }
     };
-    validate(&o, file)?;
+    errors.extend(validate(&o, file));
+    if let Some(e) = SettingsError::collect(errors) {
+        return Err(e);
+    }
     Ok(Settings {
         options: o,
         file: file.map(Path::to_path_buf),
         password,
     })
+}
+
+/// What `daemon --check` adds to `load`: problems the server would find at login (a
+/// handle it refuses, a registered handle without a password).
+pub fn check_login(s: &Settings) -> Result<(), SettingsError> {
+    let o = &s.options;
+    let origin = match o.source("ics.handle") {
+        Some(Source::ConfigFile) => s
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default(),
+        Some(src) => src.name().to_string(),
+        None => "default".to_string(),
+    };
+    let handle = o.str("ics.handle").trim();
+    let mut errors = Vec::new();
+    let valid = (3..=17).contains(&handle.len())
+        && handle
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid {
+        errors.push(SettingsError::Key {
+            origin: origin.clone(),
+            key: "ics.handle".into(),
+            problem: format!("'{handle}' is not a handle a server accepts"),
+            fix: "use 3 to 17 letters or digits (`guest` for a guest login)".into(),
+        });
+    } else if !crate::ics::parse::is_guest(handle) && s.password.is_none() {
+        errors.push(SettingsError::Key {
+            origin,
+            key: "ics.handle".into(),
+            problem: format!("'{handle}' is a registered handle but no password is given"),
+            fix: "set KIBITZER_PASSWORD or ics.password_file, or log in as `guest`".into(),
+        });
+    }
+    SettingsError::collect(errors).map_or(Ok(()), Err)
 }
 
 /// A path from the configuration: relative paths are taken from the working
@@ -220,7 +310,8 @@ pub fn resolve(_config: Option<&Path>, p: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
-fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
+fn validate(o: &Options, file: Option<&Path>) -> Vec<SettingsError> {
+    let mut errors = Vec::new();
     let origin = |key: &str| -> String {
         match o.source(key) {
             Some(Source::ConfigFile) => file.map(|f| f.display().to_string()).unwrap_or_default(),
@@ -236,7 +327,7 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
     ];
     for (lo, hi) in pairs {
         if o.int(lo) > o.int(hi) {
-            return Err(SettingsError::Key {
+            errors.push(SettingsError::Key {
                 origin: origin(lo),
                 key: lo.to_string(),
                 problem: format!("{} is above {hi} = {}", o.int(lo), o.int(hi)),
@@ -248,7 +339,7 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
         let w: Vec<&str> = seek.split_whitespace().collect();
         let ok = w.len() >= 2 && w[0].parse::<u32>().is_ok() && w[1].parse::<u32>().is_ok();
         if !ok {
-            return Err(SettingsError::Key {
+            errors.push(SettingsError::Key {
                 origin: origin("bot.seeks"),
                 key: "bot.seeks".into(),
                 problem: format!("'{seek}' is not a seek"),
@@ -269,31 +360,33 @@ fn validate(o: &Options, file: Option<&Path>) -> Result<(), SettingsError> {
         .map(|c| c.option())
         .chain(std::iter::once("policy.autokibitz".to_string()));
     for key in rules_keys {
-        crate::game::ClassRules::parse(o.str(&key)).map_err(|p| bad(&key, p, &rules_fix))?;
+        if let Err(p) = crate::game::ClassRules::parse(o.str(&key)) {
+            errors.push(bad(&key, p, &rules_fix));
+        }
     }
-    crate::bot::owner::Owners::parse(o.str("bot.owners")).map_err(|p| {
-        bad(
+    if let Err(p) = crate::bot::owner::Owners::parse(o.str("bot.owners")) {
+        errors.push(bad(
             "bot.owners",
             p,
             "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
-        )
-    })?;
-    crate::bot::observe::Target::parse_list(o.str("bot.observe")).map_err(|p| {
-        bad(
+        ));
+    }
+    if let Err(p) = crate::bot::observe::Target::parse_list(o.str("bot.observe")) {
+        errors.push(bad(
             "bot.observe",
             p,
             "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
-        )
-    })?;
+        ));
+    }
     if o.str("ics.server").trim().is_empty() {
-        return Err(SettingsError::Key {
+        errors.push(SettingsError::Key {
             origin: origin("ics.server"),
             key: "ics.server".into(),
             problem: "empty".into(),
             fix: "name the server, for example freechess.org".into(),
         });
     }
-    Ok(())
+    errors
 }
 
 /// The configured seeks.

@@ -103,11 +103,28 @@ impl Progress {
     }
 }
 
-/// A game left out, with its number in the file and why.
+/// A game left out, with its number in the file and why; or, with `kept_plies`, a
+/// game with an unreadable move after `maxply` whose first plies were counted.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
     pub game: usize,
     pub reason: String,
+    pub kept_plies: Option<u32>,
+}
+
+impl Skipped {
+    /// The line to show: `skipped game 5: ...` or `game 5: ...; its first 30 plies
+    /// are used`, control characters escaped.
+    pub fn message(&self) -> String {
+        let reason = crate::text::printable(&self.reason, 200);
+        match self.kept_plies {
+            None => format!("skipped game {}: {reason}", self.game),
+            Some(n) => format!(
+                "game {}: {reason}; the {n} plies before it (within maxply) are used",
+                self.game
+            ),
+        }
+    }
 }
 
 /// What a creation did.
@@ -175,6 +192,9 @@ pub enum CreateError {
     File(#[from] FileError),
     #[error("{0}: no usable game (nothing to store)")]
     Empty(PathBuf),
+    /// The input is not a text file (a binary given by mistake).
+    #[error("{0}")]
+    NotText(String),
 }
 
 // ----- counting ---------------------------------------------------------------------
@@ -336,12 +356,27 @@ pub fn create_book<R: Read>(
         let game = match next {
             Ok(g) => g,
             Err(e) => {
-                skips += 1;
-                skipped(&Skipped {
-                    game: e.game,
-                    reason: format!("line {}: {}", e.line, e.reason),
-                });
-                continue;
+                // A move that cannot be read beyond maxply spoils nothing counted.
+                let reason = format!("line {}: {}", e.line, e.reason);
+                match pgn.take_partial() {
+                    Some(g) if g.moves.len() >= opts.max_ply as usize => {
+                        skipped(&Skipped {
+                            game: e.game,
+                            reason,
+                            kept_plies: Some(opts.max_ply),
+                        });
+                        g
+                    }
+                    _ => {
+                        skips += 1;
+                        skipped(&Skipped {
+                            game: e.game,
+                            reason,
+                            kept_plies: None,
+                        });
+                        continue;
+                    }
+                }
             }
         };
         // Scores from White's side: 2 win, 1 draw, 0 loss; None unknown.
@@ -356,6 +391,7 @@ pub fn create_book<R: Read>(
             skipped(&Skipped {
                 game: pgn.games_read(),
                 reason: "no result (1-0, 0-1 or 1/2-1/2) to count".into(),
+                kept_plies: None,
             });
             continue;
         }
@@ -565,6 +601,7 @@ pub fn create_book_from_file(
     progress: &mut dyn FnMut(&Progress),
     skipped: &mut dyn FnMut(&Skipped),
 ) -> Result<CreateReport, CreateError> {
+    crate::text::check_start(pgn).map_err(CreateError::NotText)?;
     let f = File::open(pgn).at(pgn)?;
     let total = f.metadata().ok().map(|m| m.len());
     create_book(f, total, out, opts, progress, skipped)

@@ -39,6 +39,9 @@ pub struct BookConfig {
     pub trigger: i32,
     /// ... from a score above this one.
     pub cutoff: i32,
+    /// Look only (`book show`): no file is renamed, removed or written; a broken file
+    /// is reported and left as it is.
+    pub read_only: bool,
 }
 
 impl Default for BookConfig {
@@ -52,6 +55,7 @@ impl Default for BookConfig {
             learn: bits::ALL,
             trigger: 33,
             cutoff: -200,
+            read_only: false,
         }
     }
 }
@@ -82,6 +86,7 @@ impl BookConfig {
             learn: opts.int("learn").clamp(0, 7) as u8,
             trigger: opts.int("learn.trigger") as i32,
             cutoff: opts.int("learn.cutoff") as i32,
+            read_only: false,
         }
     }
 
@@ -123,6 +128,8 @@ pub struct BookKeeper {
     searches: Vec<Searched>,
     pending: Vec<(PositionEntry, Board, Move)>,
     notes: Vec<String>,
+    /// Files found at the last load that could not be used (broken, unsupported).
+    problems: usize,
 }
 
 impl std::fmt::Debug for BookKeeper {
@@ -143,22 +150,35 @@ fn seed() -> u64 {
     (t ^ (std::process::id() as u64) << 32) | 1
 }
 
-/// Loads a book file if it exists; problems become notes. A broken file (bad
-/// checksum, cut short) is set aside; one of another version is left alone.
-fn load_book(path: &Path, notes: &mut Vec<String>) -> Option<BookFile> {
+/// Loads a book file if it exists; problems become notes and count in `problems`. A
+/// broken file (bad checksum, cut short) is set aside unless `read_only`; one of
+/// another version is left alone.
+fn load_book(
+    path: &Path,
+    read_only: bool,
+    notes: &mut Vec<String>,
+    problems: &mut usize,
+) -> Option<BookFile> {
     if !path.exists() {
         return None;
     }
     match BookFile::open(path) {
         Ok(b) => Some(b),
-        Err(e @ FileError::Broken { .. }) => {
+        Err(e @ FileError::Broken { .. }) if !read_only => {
+            *problems += 1;
             match learn::safe::set_aside(path) {
                 Ok(to) => notes.push(format!("{e}; set aside as {}", to.display())),
                 Err(e2) => notes.push(format!("{e}; could not set it aside: {e2}")),
             }
             None
         }
+        Err(e @ FileError::Broken { .. }) => {
+            *problems += 1;
+            notes.push(format!("{e}; left as it is"));
+            None
+        }
         Err(e) => {
+            *problems += 1;
             notes.push(e.to_string());
             None
         }
@@ -182,6 +202,7 @@ impl BookKeeper {
             searches: Vec::new(),
             pending: Vec::new(),
             notes: Vec::new(),
+            problems: 0,
         };
         k.reload();
         k
@@ -190,26 +211,44 @@ impl BookKeeper {
     /// Re-reads every file (after `book create`, `import`, or a new `bookpath`).
     pub fn reload(&mut self) {
         let mut notes = Vec::new();
+        let mut problems = 0;
+        let read_only = self.config.read_only;
         self.main = None;
         self.steering = None;
         self.learner = None;
         if let Some(dir) = self.config.dir.clone() {
             if !dir.is_dir() {
+                problems += 1;
                 notes.push(format!(
-                    "bookpath {}: no such directory; no book, no learning",
-                    dir.display()
+                    "bookpath {}: {}; no book, no learning",
+                    dir.display(),
+                    if dir.exists() {
+                        "not a directory"
+                    } else {
+                        "no such directory"
+                    }
                 ));
             } else {
-                let stale = learn::safe::remove_stale_temps(&dir);
+                let stale = if read_only {
+                    0
+                } else {
+                    learn::safe::remove_stale_temps(&dir)
+                };
                 if stale > 0 {
                     notes.push(format!(
                         "{}: removed {stale} temporary files left by interrupted writers",
                         dir.display()
                     ));
                 }
-                self.main = load_book(&dir.join(BOOK_FILE), &mut notes);
-                self.steering = load_book(&dir.join(STEERING_FILE), &mut notes);
-                let mut l = Learner::open(&dir);
+                let (main, steering) = (dir.join(BOOK_FILE), dir.join(STEERING_FILE));
+                self.main = load_book(&main, read_only, &mut notes, &mut problems);
+                self.steering = load_book(&steering, read_only, &mut notes, &mut problems);
+                let mut l = if read_only {
+                    Learner::open_read_only(&dir)
+                } else {
+                    Learner::open(&dir)
+                };
+                problems += l.problems();
                 notes.extend(l.take_notes());
                 self.learner = Some(l);
                 if self.main.is_none() {
@@ -224,16 +263,23 @@ impl BookKeeper {
         if let Some(p) = self.config.polyglot.clone() {
             match PolyglotBook::open(&p) {
                 Ok(b) => self.polyglot = Some(b),
-                Err(e) => notes.push(format!("{e}; the Polyglot book is not used")),
+                Err(e) => {
+                    problems += 1;
+                    notes.push(format!("{e}; the Polyglot book is not used"));
+                }
             }
         }
         self.crafty = None;
         if let Some(p) = self.config.crafty.clone() {
             match CraftyBook::open(&p) {
                 Ok(b) => self.crafty = Some(b),
-                Err(e) => notes.push(format!("{e}; the Crafty book is not used")),
+                Err(e) => {
+                    problems += 1;
+                    notes.push(format!("{e}; the Crafty book is not used"));
+                }
             }
         }
+        self.problems = problems;
         self.notes.extend(notes);
     }
 
@@ -265,6 +311,12 @@ impl BookKeeper {
 
     pub fn learner(&self) -> Option<&Learner> {
         self.learner.as_ref()
+    }
+
+    /// How many files the last load found but could not use (a broken or
+    /// unsupported book or learning file, a bookpath that is not a directory).
+    pub fn problems(&self) -> usize {
+        self.problems
     }
 
     pub fn has_book(&self) -> bool {
@@ -375,7 +427,13 @@ impl BookKeeper {
     /// `show book`: every candidate with its numbers.
     pub fn show(&mut self, board: &Board, over: BookOverride) -> Vec<String> {
         if !self.has_book() {
-            return vec!["no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into()];
+            return vec![match &self.config.dir {
+                Some(d) => format!(
+                    "no usable book in {} (`book create <pgn> <maxply>` builds one)",
+                    d.display()
+                ),
+                None => "no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into(),
+            }];
         }
         let p = self.params(over);
         match self.selection(board, over) {
@@ -642,16 +700,7 @@ fn game_tags(g: &GameOver<'_>) -> Vec<(String, String)> {
 /// Today's date as PGN writes it (UTC).
 fn today() -> String {
     let days = (super::format::now_secs() / 86_400) as i64;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let (y, m, d) = learn::safe::civil_date(days);
     format!("{y:04}.{m:02}.{d:02}")
 }
 

@@ -15,7 +15,7 @@ use thiserror::Error;
 pub enum FenError {
     #[error("FEN is empty")]
     Empty,
-    #[error("FEN has {0} ranks; expected 8")]
+    #[error("the board has {0} rank{s}; expected 8 separated by '/'", s = if *.0 == 1 { "" } else { "s" })]
     WrongRankCount(usize),
     #[error("bad piece letter '{ch}' in rank {rank}")]
     BadPieceLetter { ch: char, rank: usize },

@@ -214,6 +214,8 @@ pub struct PgnReader<R: BufRead> {
     pending: Option<String>,
     buf: Vec<u8>,
     done: bool,
+    /// The game last refused for an unreadable move, with the moves before it.
+    partial: Option<PgnGame>,
 }
 
 enum Tok {
@@ -234,6 +236,7 @@ impl<R: BufRead> PgnReader<R> {
             pending: None,
             buf: Vec::new(),
             done: false,
+            partial: None,
         }
     }
 
@@ -302,8 +305,16 @@ impl<R: BufRead> PgnReader<R> {
         }
     }
 
+    /// The game `next_game` last refused for a move it could not read, with its tags,
+    /// its result and the moves before that one (`None` when the last game was read,
+    /// or refused for another reason). Taken once.
+    pub fn take_partial(&mut self) -> Option<PgnGame> {
+        self.partial.take()
+    }
+
     /// Reads the next game. `None` at the end of the input.
     pub fn next_game(&mut self) -> Option<Result<PgnGame, PgnError>> {
+        self.partial = None;
         // Skip to the start of a game: a tag or movetext.
         let first = loop {
             let line = self.read_line()?;
@@ -345,6 +356,7 @@ impl<R: BufRead> PgnReader<R> {
         }
 
         let mut error = tag_error;
+        let mut move_error = false;
         let mut board = Board::startpos();
         if error.is_none() {
             match start_position(&tags) {
@@ -444,6 +456,7 @@ impl<R: BufRead> PgnReader<R> {
                                 error = Some(
                                     self.err(lno, format!("move {}: {e}", move_label(&board))),
                                 );
+                                move_error = true;
                             }
                         }
                     }
@@ -470,7 +483,12 @@ impl<R: BufRead> PgnReader<R> {
             }
         }
         Some(match error {
-            Some(e) => Err(e),
+            Some(e) => {
+                if move_error {
+                    self.partial = Some(game);
+                }
+                Err(e)
+            }
             None => Ok(game),
         })
     }

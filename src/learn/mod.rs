@@ -171,6 +171,7 @@ pub struct Learner {
     positions: PositionStore,
     preload: Vec<(u64, i32, i32)>,
     notes: Vec<String>,
+    problems: usize,
 }
 
 impl Learner {
@@ -183,7 +184,18 @@ impl Learner {
     /// Opens the learning files of `dir`. A broken file is set aside and reported
     /// (`take_notes`); learning then starts it afresh.
     pub fn open(dir: &Path) -> Learner {
+        Learner::open_with(dir, false)
+    }
+
+    /// As `open`, changing nothing on disk: a broken file is reported and left as it
+    /// is (`book show`).
+    pub fn open_read_only(dir: &Path) -> Learner {
+        Learner::open_with(dir, true)
+    }
+
+    fn open_with(dir: &Path, read_only: bool) -> Learner {
         let mut notes = Vec::new();
+        let mut problems = 0;
         let op = dir.join(Self::OVERLAY);
         let overlay = match Overlay::load(&op) {
             Ok((o, torn)) => {
@@ -196,7 +208,8 @@ impl Learner {
                 o
             }
             Err(e) => {
-                notes.push(set_aside_note(&op, &e));
+                problems += 1;
+                notes.push(set_aside_note(&op, &e, read_only));
                 Overlay::new(&op)
             }
         };
@@ -204,7 +217,8 @@ impl Learner {
         let positions = match PositionStore::load(&pp) {
             Ok(p) => p,
             Err(e) => {
-                notes.push(set_aside_note(&pp, &e));
+                problems += 1;
+                notes.push(set_aside_note(&pp, &e, read_only));
                 PositionStore::new(&pp)
             }
         };
@@ -215,7 +229,13 @@ impl Learner {
             positions,
             preload,
             notes,
+            problems,
         }
+    }
+
+    /// How many learning files could not be read when this was opened.
+    pub fn problems(&self) -> usize {
+        self.problems
     }
 
     pub fn dir(&self) -> &Path {
@@ -282,7 +302,7 @@ impl Learner {
     fn reload_positions(&mut self) -> Result<(), FileError> {
         if let Err(e) = self.positions.reload() {
             let p = self.positions.path().to_path_buf();
-            self.notes.push(set_aside_note(&p, &e));
+            self.notes.push(set_aside_note(&p, &e, false));
             self.positions = PositionStore::new(&p);
         }
         Ok(())
@@ -305,7 +325,7 @@ impl Learner {
     fn check_overlay(&mut self) {
         if let Err(e) = self.overlay.refresh() {
             let p = self.overlay.path().to_path_buf();
-            self.notes.push(set_aside_note(&p, &e));
+            self.notes.push(set_aside_note(&p, &e, false));
             self.overlay = Overlay::new(&p);
         }
     }
@@ -405,8 +425,9 @@ impl Learner {
 }
 
 /// Sets a broken file aside and says so (or says why it could not).
-fn set_aside_note(path: &Path, e: &FileError) -> String {
+fn set_aside_note(path: &Path, e: &FileError, read_only: bool) -> String {
     match e {
+        FileError::Broken { .. } if read_only => format!("{e}; left as it is"),
         FileError::Broken { .. } => match safe::set_aside(path) {
             Ok(to) => format!("{e}; set aside as {} and started afresh", to.display()),
             Err(e2) => format!("{e}; could not set it aside: {e2}"),

@@ -176,6 +176,7 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
+    /// Errors name `path` (the file asked for), not the temporary name.
     pub fn create(path: &Path) -> Result<AtomicFile, FileError> {
         let tmp = temp_path(path);
         let file = OpenOptions::new()
@@ -183,7 +184,7 @@ impl AtomicFile {
             .create(true)
             .truncate(true)
             .open(&tmp)
-            .at(&tmp)?;
+            .at(path)?;
         Ok(AtomicFile {
             path: path.to_path_buf(),
             tmp,
@@ -205,8 +206,8 @@ impl AtomicFile {
         let w = self.file.take().expect("open until commit");
         let f = w
             .into_inner()
-            .map_err(|e| FileError::io(&self.tmp, e.into_error()))?;
-        f.sync_all().at(&self.tmp)?;
+            .map_err(|e| FileError::io(&self.path, e.into_error()))?;
+        f.sync_all().at(&self.path)?;
         drop(f);
         fs::rename(&self.tmp, &self.path).at(&self.path)?;
         sync_dir(&parent_dir(&self.path))
@@ -276,12 +277,14 @@ pub fn atomic_write(path: &Path, data: &[u8]) -> Result<(), FileError> {
     f.commit()
 }
 
-/// Renames a broken file out of the way (`name.broken-<unix seconds>`, never over
-/// another file) and returns the new name.
+/// Renames a broken file out of the way (`name.broken-20261201T213000Z`, the UTC
+/// time, never over another file) and returns the new name.
 pub fn set_aside(path: &Path) -> Result<PathBuf, FileError> {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let stamp = utc_stamp(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    );
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -289,9 +292,9 @@ pub fn set_aside(path: &Path) -> Result<PathBuf, FileError> {
     let mut n = 0;
     let target = loop {
         let suffix = if n == 0 {
-            format!("{name}.broken-{secs}")
+            format!("{name}.broken-{stamp}")
         } else {
-            format!("{name}.broken-{secs}-{n}")
+            format!("{name}.broken-{stamp}-{n}")
         };
         let t = path.with_file_name(suffix);
         if !t.exists() {
@@ -302,6 +305,32 @@ pub fn set_aside(path: &Path) -> Result<PathBuf, FileError> {
     fs::rename(path, &target).at(path)?;
     sync_dir(&parent_dir(path))?;
     Ok(target)
+}
+
+/// Year, month, day of a day number counted from 1970-01-01 (proleptic Gregorian;
+/// Howard Hinnant's days-to-civil algorithm).
+pub fn civil_date(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + (m <= 2) as i64, m, d)
+}
+
+/// A Unix time as a compact ISO 8601 UTC stamp: `20261201T213000Z`.
+pub fn utc_stamp(secs: u64) -> String {
+    let (y, m, d) = civil_date((secs / 86_400) as i64);
+    let t = secs % 86_400;
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        t / 3600,
+        t / 60 % 60,
+        t % 60
+    )
 }
 
 // ----- advisory lock ------------------------------------------------------------------
@@ -525,6 +554,30 @@ pub fn clean_text_len(data: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_aside_names_carry_a_readable_utc_time() {
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(utc_stamp(0), "19700101T000000Z");
+        // 2026-12-01 21:30:00 UTC.
+        assert_eq!(utc_stamp(1_796_160_600), "20261201T213000Z");
+        assert_eq!(utc_stamp(951_782_400), "20000229T000000Z");
+        let dir = std::env::temp_dir().join(format!("kibitzer-aside-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("book.bin");
+        fs::write(&f, b"x").unwrap();
+        let to = set_aside(&f).unwrap();
+        let name = to.file_name().unwrap().to_string_lossy().into_owned();
+        let stamp = name.strip_prefix("book.bin.broken-").expect("suffix");
+        assert_eq!(stamp.len(), "20261201T213000Z".len(), "{name}");
+        assert!(
+            stamp.ends_with('Z') && stamp.as_bytes()[8] == b'T',
+            "{name}"
+        );
+        assert!(!f.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn crc_matches_the_standard_check_value() {

@@ -18,6 +18,23 @@ use crate::game::{EngineState, Finished};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// At most this many characters of what the GUI sent are echoed in an `info string`.
+pub const ECHO_MAX: usize = 200;
+
+/// Text the GUI sent, made safe to echo: control characters as `?`, cut after
+/// `ECHO_MAX` characters with `...` (a megabyte of garbage is not sent back whole).
+pub fn echo(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(ECHO_MAX)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().nth(ECHO_MAX).is_some() {
+        out.push_str("...");
+    }
+    out
+}
+
 /// The engine's name and version as `id name` gives it.
 pub fn engine_name() -> String {
     format!("kibitzer {}", env!("CARGO_PKG_VERSION"))
@@ -259,7 +276,10 @@ pub fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
             }
         }
         "xboard" => return Some(Exit::Switch(Protocol::Xboard, line.to_string())),
-        _ => s.emit(&format!("info string unknown command: {}", line.trim())),
+        _ => s.emit(&format!(
+            "info string unknown command: {}",
+            echo(line.trim())
+        )),
     }
     None
 }
@@ -285,7 +305,7 @@ fn setoption(s: &mut Session, rest: &str) {
                 s.apply_options();
             }
         }
-        Err(e) => s.emit(&format!("info string {e}")),
+        Err(e) => s.emit(&format!("info string {}", echo(&e.to_string()))),
     }
 }
 
@@ -302,7 +322,7 @@ fn position(s: &mut Session, rest: &str) {
             match Board::from_fen(&fen) {
                 Ok(b) => b,
                 Err(e) => {
-                    s.emit(&format!("info string bad FEN '{fen}': {e}"));
+                    s.emit(&format!("info string bad FEN '{}': {e}", echo(&fen)));
                     return;
                 }
             }
@@ -317,7 +337,10 @@ fn position(s: &mut Session, rest: &str) {
         let mv = match s.game.board().parse_uci(w) {
             Ok(m) => m,
             Err(e) => {
-                s.emit(&format!("info string position: {e}; stopped before it"));
+                s.emit(&format!(
+                    "info string position: {}; stopped before it",
+                    echo(&e.to_string())
+                ));
                 return;
             }
         };
@@ -328,29 +351,50 @@ fn position(s: &mut Session, rest: &str) {
     }
 }
 
-/// Parses `go` parameters into limits for the side to move.
-pub fn parse_go(board: &Board, rest: &str) -> Result<SearchLimits, String> {
+/// A `go` command read: the limits for the side to move and what the engine chose
+/// where the command left something out (each said in an `info string`).
+#[derive(Debug, Clone)]
+pub struct Go {
+    pub limits: SearchLimits,
+    pub notes: Vec<String>,
+}
+
+/// The search time when a `go` gives clock times but none for the side to move.
+pub const MISSING_CLOCK_MOVETIME: Duration = Duration::from_secs(1);
+
+/// Parses `go` parameters into limits for the side to move. A value that is not a
+/// whole number, or a negative time or count, is an error: no search starts.
+pub fn parse_go(board: &Board, rest: &str) -> Result<Go, String> {
     let words: Vec<&str> = rest.split_whitespace().collect();
     let mut l = SearchLimits {
         game_ply: 2 * (board.fullmove_number() as u32).saturating_sub(1)
             + (board.side_to_move() == Color::Black) as u32,
         ..Default::default()
     };
-    let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, 0i64, 0i64, None);
+    let (mut wtime, mut btime, mut winc, mut binc, mut mtg) = (None, None, None, None, None);
     let mut i = 0;
     let num = |i: usize| -> Result<i64, String> {
-        words
+        let value = words
             .get(i + 1)
-            .ok_or_else(|| format!("go {}: missing value", words[i]))?
-            .parse::<i64>()
-            .map_err(|_| format!("go {}: '{}' is not a number", words[i], words[i + 1]))
+            .ok_or_else(|| format!("go {}: missing value", words[i]))?;
+        let n = value.parse::<i64>().map_err(|_| {
+            format!(
+                "go {}: '{}' is not a whole number; no search",
+                words[i],
+                echo(value)
+            )
+        })?;
+        if n < 0 {
+            return Err(format!("go {}: {n} is negative; no search", words[i]));
+        }
+        Ok(n)
     };
     while i < words.len() {
         match words[i] {
             "wtime" => wtime = Some(num(i)?),
             "btime" => btime = Some(num(i)?),
-            "winc" => winc = num(i)?,
-            "binc" => binc = num(i)?,
+            "winc" => winc = Some(num(i)?),
+            "binc" => binc = Some(num(i)?),
             "movestogo" => mtg = Some(num(i)?),
             "depth" => l.depth = Some(num(i)?.clamp(1, 1000) as i32),
             "nodes" => l.nodes = Some(num(i)?.max(1) as u64),
@@ -386,30 +430,54 @@ pub fn parse_go(board: &Board, rest: &str) -> Result<SearchLimits, String> {
         }
         i += 2;
     }
-    let (time, inc) = match board.side_to_move() {
-        Color::White => (wtime, winc),
-        Color::Black => (btime, binc),
+    let mut notes = Vec::new();
+    let side = board.side_to_move();
+    let (time, inc, time_word) = match side {
+        Color::White => (wtime, winc, "wtime"),
+        Color::Black => (btime, binc, "btime"),
     };
-    if let Some(t) = time {
-        l.clock = Some(ClockLimits {
-            time_left: Duration::from_millis(t.max(0) as u64),
-            increment: Duration::from_millis(inc.max(0) as u64),
-            moves_to_go: mtg.filter(|&m| m > 0).map(|m| m as u32),
-        });
+    match time {
+        Some(t) => {
+            l.clock = Some(ClockLimits {
+                time_left: Duration::from_millis(t as u64),
+                increment: Duration::from_millis(inc.unwrap_or(0) as u64),
+                moves_to_go: mtg.filter(|&m| m > 0).map(|m| m as u32),
+            });
+        }
+        None if (wtime.is_some() || btime.is_some() || winc.is_some() || binc.is_some())
+            && l.movetime.is_none()
+            && l.depth.is_none()
+            && l.nodes.is_none()
+            && l.mate.is_none()
+            && !l.infinite =>
+        {
+            // Clock times, but not the mover's: a short fixed search, never one that
+            // runs until `stop`.
+            l.movetime = Some(MISSING_CLOCK_MOVETIME);
+            notes.push(format!(
+                "go: no {time_word} for {} to move; searching {} ms",
+                side.name(),
+                MISSING_CLOCK_MOVETIME.as_millis()
+            ));
+        }
+        None => {}
     }
-    Ok(l)
+    Ok(Go { limits: l, notes })
 }
 
-/// Starts the search; returns whether it is `go infinite`.
+/// Starts the search; returns whether it is `go infinite`. An invalid `go` is
+/// answered with an `info string` and starts nothing.
 fn go(s: &mut Session, rest: &str) -> bool {
-    let limits = match parse_go(s.game.board(), rest) {
-        Ok(l) => l,
+    let Go { limits, notes } = match parse_go(s.game.board(), rest) {
+        Ok(g) => g,
         Err(e) => {
-            // Still search briefly so the GUI gets its bestmove.
             s.emit(&format!("info string {e}"));
-            SearchLimits::depth(1)
+            return false;
         }
     };
+    for n in notes {
+        s.emit(&format!("info string {n}"));
+    }
     // Keep the game's clocks in step with the GUI's.
     let words: Vec<&str> = rest.split_whitespace().collect();
     for (k, c) in [("wtime", Color::White), ("btime", Color::Black)] {
@@ -491,6 +559,44 @@ mod tests {
 
     /// A final answer whose move was never the first move of a printed PV (a helper
     /// thread's result) gets its own complete info line; one that was, gets none.
+    #[test]
+    fn echoed_text_is_cut_and_has_no_control_characters() {
+        let long = "x".repeat(1 << 20);
+        let e = echo(&long);
+        assert_eq!(e.len(), ECHO_MAX + 3);
+        assert!(e.ends_with("..."));
+        assert_eq!(echo("ab\x07c\x1b[2J"), "ab?c?[2J");
+        assert_eq!(echo("short"), "short");
+    }
+
+    #[test]
+    fn go_values_are_checked_and_a_missing_own_clock_gets_a_default() {
+        let white = Board::startpos();
+        for bad in ["wtime -5", "depth abc", "movetime", "nodes -1 depth 3"] {
+            let e = parse_go(&white, bad).unwrap_err();
+            assert!(
+                e.contains("no search") || e.contains("missing"),
+                "{bad}: {e}"
+            );
+        }
+        let g = parse_go(&white, "wtime 1000 btime 900 winc 10").unwrap();
+        assert!(g.notes.is_empty());
+        assert_eq!(
+            g.limits.clock.unwrap().time_left,
+            Duration::from_millis(1000)
+        );
+        let black =
+            Board::from_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1").unwrap();
+        let g = parse_go(&black, "wtime 1000").unwrap();
+        assert!(g.limits.clock.is_none());
+        assert_eq!(g.limits.movetime, Some(MISSING_CLOCK_MOVETIME));
+        assert!(g.notes[0].contains("no btime"), "{:?}", g.notes);
+        // A limit given explicitly is kept.
+        let g = parse_go(&black, "wtime 1000 depth 3").unwrap();
+        assert_eq!((g.limits.depth, g.limits.movetime), (Some(3), None));
+        assert!(g.notes.is_empty());
+    }
+
     #[test]
     fn final_pv_printed_when_the_answer_differs() {
         let board = Board::startpos();

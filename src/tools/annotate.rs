@@ -780,37 +780,65 @@ pub fn board_svg(board: &Board, played: Option<Move>, better: Option<Move>) -> S
 const GRAPH_CLIP: i32 = 600;
 
 /// An SVG graph of the evaluation (White's view) after every annotated move: one
-/// point per entry of `points` (label, score).
+/// point per entry of `points` (label such as `12... Bd7`, score), a pawn scale on
+/// the left, move numbers along the bottom and a legend.
 pub fn graph_svg(points: &[(String, i32)]) -> String {
-    let (w, h, pad) = (640.0, 220.0, 24.0);
+    let (w, h) = (640.0, 250.0);
+    let (left, right, top, bottom) = (34.0, 12.0, 12.0, 58.0);
+    let plot_h = h - top - bottom;
+    let mid = top + plot_h / 2.0;
     let n = points.len().max(1);
-    let step = (w - 2.0 * pad) / (n.max(2) - 1) as f64;
+    let step = (w - left - right) / (n.max(2) - 1) as f64;
     let y_of = |cp: i32| {
         let c = if cp.abs() >= MATE_IN_MAX {
             GRAPH_CLIP * cp.signum()
         } else {
             cp.clamp(-GRAPH_CLIP, GRAPH_CLIP)
         };
-        h / 2.0 - (c as f64 / GRAPH_CLIP as f64) * (h / 2.0 - pad)
+        mid - (c as f64 / GRAPH_CLIP as f64) * (plot_h / 2.0)
     };
     let mut s = format!(
         "<svg class=\"graph\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"evaluation graph\">"
     );
     s.push_str(&format!(
-        "<rect x=\"0\" y=\"0\" width=\"{w}\" height=\"{h}\" fill=\"#fafafa\" stroke=\"#ccc\"/>\
-<line x1=\"{pad}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\
-<text x=\"4\" y=\"{2}\" font-size=\"10\" fill=\"#555\">+6</text>\
-<text x=\"4\" y=\"{3}\" font-size=\"10\" fill=\"#555\">-6</text>",
-        h / 2.0,
-        w - pad,
-        pad + 4.0,
-        h - pad + 4.0
+        "<rect x=\"{left}\" y=\"{top}\" width=\"{}\" height=\"{plot_h}\" fill=\"#fafafa\" stroke=\"#ccc\"/>",
+        w - left - right
     ));
+    // The pawn scale: +6, +3, 0, -3, -6 (scores beyond are drawn at the edge).
+    let clip = GRAPH_CLIP / 100;
+    for pawns in [clip, clip / 2, 0, -clip / 2, -clip] {
+        let y = y_of(pawns * 100);
+        let dash = if pawns == 0 { "4 3" } else { "1 3" };
+        s.push_str(&format!(
+            "<line class=\"grid\" x1=\"{left}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#999\" stroke-dasharray=\"{dash}\"/>\
+<text class=\"y-label\" x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\" fill=\"#555\">{}</text>",
+            w - right,
+            left - 4.0,
+            y + 3.5,
+            if pawns > 0 { format!("+{pawns}") } else { pawns.to_string() }
+        ));
+    }
     let coords: Vec<(f64, f64)> = points
         .iter()
         .enumerate()
-        .map(|(i, (_, cp))| (pad + i as f64 * step, y_of(*cp)))
+        .map(|(i, (_, cp))| (left + i as f64 * step, y_of(*cp)))
         .collect();
+    // Move numbers along the bottom: at most about 16 labels, at each label's point.
+    let every = n.div_ceil(16).max(1);
+    for (i, ((label, _), (x, _))) in points.iter().zip(&coords).enumerate() {
+        if i % every != 0 && i + 1 != n {
+            continue;
+        }
+        let number = label.split_whitespace().next().unwrap_or("");
+        s.push_str(&format!(
+            "<line x1=\"{x:.1}\" y1=\"{0:.1}\" x2=\"{x:.1}\" y2=\"{1:.1}\" stroke=\"#999\"/>\
+<text class=\"x-label\" x=\"{x:.1}\" y=\"{2:.1}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#555\">{3}</text>",
+            top + plot_h,
+            top + plot_h + 4.0,
+            top + plot_h + 15.0,
+            escape(number)
+        ));
+    }
     if coords.len() > 1 {
         let line: Vec<String> = coords
             .iter()
@@ -824,14 +852,35 @@ pub fn graph_svg(points: &[(String, i32)]) -> String {
     for ((label, cp), (x, y)) in points.iter().zip(&coords) {
         s.push_str(&format!(
             "<circle class=\"point\" cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{}\"><title>{} {}</title></circle>",
-            if *cp >= 0 { "#2980b9" } else { "#c0392b" },
+            if *cp >= 0 { WHITE_BETTER } else { BLACK_BETTER },
             escape(label),
             format::score(*cp)
         ));
     }
+    // The legend.
+    let ly = h - 14.0;
+    s.push_str(&format!(
+        "<g class=\"legend\" font-size=\"10\" fill=\"#333\">\
+<text x=\"{left}\" y=\"{:.1}\">move</text>\
+<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{WHITE_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">White better</text>\
+<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{BLACK_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">Black better</text>\
+<text x=\"{:.1}\" y=\"{ly:.1}\">scores in pawns, White's view (beyond \u{b1}{clip} at the edge)</text></g>",
+        top + plot_h + 28.0,
+        left + 3.0,
+        ly - 3.5,
+        left + 10.0,
+        left + 90.0,
+        ly - 3.5,
+        left + 97.0,
+        left + 175.0,
+    ));
     s.push_str("</svg>");
     s
 }
+
+/// Point colours of the graph.
+const WHITE_BETTER: &str = "#2980b9";
+const BLACK_BETTER: &str = "#c0392b";
 
 fn side_names(sides: &[Color]) -> String {
     let v: Vec<&str> = sides.iter().map(|c| c.name()).collect();
@@ -851,6 +900,7 @@ pub fn html(games: &[AnnotatedGame], req: &Request) -> String {
         "<style>\nbody{font-family:sans-serif;max-width:960px;margin:1em auto;padding:0 1em;color:#222}\n\
 table.tags td{padding:0 .6em 0 0}\n.moves{line-height:1.7}\n.move{font-weight:bold}\n\
 .comment{color:#1a5276}\n.diagram{display:flex;gap:1em;align-items:center;margin:.6em 0}\n\
+.diagram svg.board{flex:none}\n\
 .legend{font-size:.9em;color:#555}\n</style>\n</head>\n<body>\n",
     );
     s.push_str(&format!(
@@ -908,11 +958,16 @@ Scores are from White's point of view. Red arrow: the move played; green arrow: 
             need_number = false;
             if let Some(c) = &m.comment {
                 let ply = g.plies.iter().find(|p| p.index == i);
+                // The comment names the move with its number: `12... Bd7`.
+                let numbered = match b.side_to_move() {
+                    Color::White => format!("{n}. "),
+                    Color::Black => format!("{n}... "),
+                };
                 s.push_str("<div class=\"diagram\">");
                 s.push_str(&board_svg(&b, Some(m.mv), ply.and_then(|p| p.better())));
                 s.push_str(&format!(
                     "<p class=\"comment\">{}{} {{{}}}</p></div>\n",
-                    label.trim_end(),
+                    numbered,
                     escape(&b.san(m.mv)),
                     escape(c)
                 ));
@@ -984,5 +1039,54 @@ mod tests {
         assert!(s.contains("class=\"arrow best\" data-from=\"d2\" data-to=\"d4\""));
         let g = graph_svg(&[("1. e4".into(), 20), ("1... e5".into(), -30)]);
         assert_eq!(g.matches("class=\"point\"").count(), 2);
+    }
+
+    #[test]
+    fn the_graph_has_move_numbers_a_pawn_scale_and_a_legend() {
+        let points: Vec<(String, i32)> = (0..40)
+            .map(|i| {
+                let n = 10 + i / 2;
+                let label = if i % 2 == 0 {
+                    format!("{n}. Nf3")
+                } else {
+                    format!("{n}... Bd7")
+                };
+                (label, (i - 20) * 30)
+            })
+            .collect();
+        let g = graph_svg(&points);
+        let x_labels: Vec<&str> = g
+            .split("class=\"x-label\"")
+            .skip(1)
+            .map(|t| t.split('>').nth(1).unwrap().split('<').next().unwrap())
+            .collect();
+        assert!(x_labels.len() >= 8 && x_labels.len() <= 21, "{x_labels:?}");
+        assert_eq!(x_labels[0], "10.");
+        assert!(x_labels.contains(&"29..."), "{x_labels:?}");
+        for y in [">+6<", ">+3<", ">0<", ">-3<", ">-6<"] {
+            assert!(g.contains(y), "{y}");
+        }
+        assert!(g.contains("class=\"legend\"") && g.contains("White better"));
+        assert!(g.contains("Black better") && g.contains("White's view"));
+    }
+
+    #[test]
+    fn boards_keep_their_size_and_comments_number_black_moves() {
+        let text = "[White \"A\"]\n[Black \"B\"]\n\n1. e4 e5 2. Nf3 Nc6 {a long comment that wraps around the board, and goes on and on} 3. Bb5 *\n";
+        let pgn = crate::chess::pgn::read_all(text).remove(0).unwrap();
+        let game = AnnotatedGame {
+            pgn,
+            sides: vec![Color::Black],
+            plies: Vec::new(),
+        };
+        let req = Request::parse("g.pgn b 1-999 0.5 d2", true).unwrap();
+        let page = html(&[game], &req);
+        assert!(
+            page.contains("<p class=\"comment\">2... Nc6 {a long"),
+            "{page}"
+        );
+        // The board is not shrunk by the comment beside it (fixed size in a flex row).
+        assert!(page.contains(".diagram svg.board{flex:none}"), "{page}");
+        assert!(page.contains("<svg class=\"board\"") && page.contains("width=\""));
     }
 }

@@ -1,11 +1,11 @@
-//! `kibitzer test <file> [st]`: runs a test suite and prints `solved X/Y`.
+//! `kibitzer test <file> [st]`: runs a test suite; a row per position, then `solved X/Y`.
 //!
 //! Reads standard EPD (`bm`, `am`, `id`) and Crafty's format (`title`, `setboard
 //! <fen>`, `solution <moves>` where a move ending in `?` is an anti-solution, `end`).
 //! Each position is searched with a fresh table; with `early_exit = n` a search stops
 //! once the solution has been the best move for n iterations in a row. The binary's
-//! `test` prints a line per position; the console's `test <file> [n]` shows a progress
-//! bar and then `summary_table`.
+//! `test` prints an aligned row per position under a progress bar; the console's
+//! `test <file> [n]` shows a progress bar and then `summary_table`.
 
 use crate::chess::epd::Epd;
 use crate::chess::{Board, Move};
@@ -201,49 +201,92 @@ pub fn run_positions(
     results
 }
 
-/// The summary table of a run: one row per position (result, move played, depth,
-/// time, nodes) and a total row with the number solved, the time and the nodes.
-pub fn summary_table(positions: &[TestPosition], results: &[TestOutcome]) -> Vec<String> {
-    let mut out = vec![format!(
-        "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
-        "position", "result", "move", "depth", "time", "nodes"
-    )];
-    let mut total_nodes = 0u64;
-    let mut total_time = Duration::ZERO;
-    for (p, r) in positions.iter().zip(results) {
+/// Column widths of a suite's rows: the longest id (at least 14 characters) and the
+/// longest written solution.
+struct Columns {
+    id: usize,
+    solution: usize,
+}
+
+/// SAN moves; used for the positions' solutions (`Nf3 Nc3`, `not Bxh7`).
+fn solution(p: &TestPosition) -> String {
+    let mut words: Vec<String> = p.best.iter().map(|&m| p.board.san(m)).collect();
+    words.extend(p.avoid.iter().map(|&m| format!("not {}", p.board.san(m))));
+    words.join(" ")
+}
+
+impl Columns {
+    fn of(positions: &[TestPosition]) -> Columns {
+        Columns {
+            id: positions
+                .iter()
+                .map(|p| p.id.chars().count())
+                .chain([14])
+                .max()
+                .unwrap_or(14),
+            solution: positions
+                .iter()
+                .map(|p| solution(p).chars().count())
+                .chain(["solution".len()])
+                .max()
+                .unwrap_or(8),
+        }
+    }
+
+    /// `id result move [solution] depth time nodes`, padded to the widths.
+    fn row(&self, cells: [&str; 7], with_solution: bool) -> String {
+        let [id, result, mv, sol, depth, time, nodes] = cells;
+        let sol = if with_solution {
+            format!(" {sol:<w$}", w = self.solution)
+        } else {
+            String::new()
+        };
+        let line = format!(
+            "{id:<iw$} {result:<7} {mv:<9}{sol} {depth:>5} {time:>9} {nodes:>12}",
+            iw = self.id
+        );
+        line.trim_end().to_string()
+    }
+
+    fn header(&self, with_solution: bool) -> String {
+        let cells = [
+            "position", "result", "move", "solution", "depth", "time", "nodes",
+        ];
+        self.row(cells, with_solution)
+    }
+
+    fn outcome(&self, p: &TestPosition, r: &TestOutcome, with_solution: bool) -> String {
         let san = if p.board.is_legal(r.played) {
             p.board.san(r.played)
         } else {
             "-".to_string()
         };
-        out.push(format!(
-            "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
-            r.id,
-            if r.solved { "solved" } else { "MISSED" },
-            san,
-            r.depth,
-            crate::format::time(r.time),
-            r.nodes
-        ));
-        total_nodes += r.nodes;
-        total_time += r.time;
+        self.row(
+            [
+                &r.id,
+                if r.solved { "solved" } else { "MISSED" },
+                &san,
+                &solution(p),
+                &r.depth.to_string(),
+                &crate::format::time(r.time),
+                &r.nodes.to_string(),
+            ],
+            with_solution,
+        )
     }
+}
+
+/// `solved 3/4  time 4.00  nodes 1234  nps 308`, and `missed: id...` when any.
+fn totals(results: &[TestOutcome]) -> Vec<String> {
     let solved = results.iter().filter(|r| r.solved).count();
-    out.push(format!(
-        "{:<14} {:<7} {:<9} {:>5} {:>9} {:>12}",
-        "total",
-        format!("{solved}/{}", results.len()),
-        "",
-        "",
-        crate::format::time(total_time),
-        total_nodes
-    ));
-    out.push(format!(
+    let total_nodes: u64 = results.iter().map(|r| r.nodes).sum();
+    let total_time: Duration = results.iter().map(|r| r.time).sum();
+    let mut out = vec![format!(
         "solved {solved}/{}  time {}  nodes {total_nodes}  nps {}",
         results.len(),
         crate::format::time(total_time),
         total_nodes * 1000 / (total_time.as_millis().max(1) as u64)
-    ));
+    )];
     let missed: Vec<&str> = results
         .iter()
         .filter(|r| !r.solved)
@@ -255,58 +298,122 @@ pub fn summary_table(positions: &[TestPosition], results: &[TestOutcome]) -> Vec
     out
 }
 
-/// Runs a whole suite, printing one line per position and a summary.
+/// The summary table of a run: one row per position (result, move played, depth,
+/// time, nodes) and a total row with the number solved, the time and the nodes.
+pub fn summary_table(positions: &[TestPosition], results: &[TestOutcome]) -> Vec<String> {
+    let cols = Columns::of(positions);
+    let mut out = vec![cols.header(false)];
+    for (p, r) in positions.iter().zip(results) {
+        out.push(cols.outcome(p, r, false));
+    }
+    let solved = results.iter().filter(|r| r.solved).count();
+    let total_nodes: u64 = results.iter().map(|r| r.nodes).sum();
+    let total_time: Duration = results.iter().map(|r| r.time).sum();
+    out.push(cols.row(
+        [
+            "total",
+            &format!("{solved}/{}", results.len()),
+            "",
+            "",
+            "",
+            &crate::format::time(total_time),
+            &total_nodes.to_string(),
+        ],
+        false,
+    ));
+    out.extend(totals(results));
+    out
+}
+
+/// Runs a whole suite, printing a header, one row per position as it finishes (the
+/// solution written out; columns aligned over the whole suite) and the totals, with
+/// `bar` advanced after each position (cleared around each row).
 pub fn run_suite(
     engine: &EngineHandle,
     positions: &[TestPosition],
     limits: &SearchLimits,
     config: &SearchConfig,
     early_exit: Option<u32>,
+    bar: &mut crate::tools::progress::Progress,
     out: &mut dyn Write,
 ) -> std::io::Result<Vec<TestOutcome>> {
+    let cols = Columns::of(positions);
+    writeln!(out, "{}", cols.header(true))?;
+    out.flush()?;
     let mut results = Vec::new();
-    let mut total_nodes = 0u64;
-    let mut total_time = Duration::ZERO;
     for p in positions {
         let r = run_position(engine, p, limits, config, early_exit);
-        let san = p.board.san(r.played);
-        let want: Vec<String> = p.best.iter().map(|&m| p.board.san(m)).collect();
-        let avoid: Vec<String> = p.avoid.iter().map(|&m| p.board.san(m)).collect();
-        writeln!(
-            out,
-            "{:<12} {:<7} {:<8} want {}{}  d{} {:.2}s {} nodes",
-            r.id,
-            if r.solved { "solved" } else { "MISSED" },
-            san,
-            want.join(" "),
-            if avoid.is_empty() {
-                String::new()
-            } else {
-                format!(" avoid {}", avoid.join(" "))
-            },
-            r.depth,
-            r.time.as_secs_f64(),
-            r.nodes
-        )?;
-        total_nodes += r.nodes;
-        total_time += r.time;
+        bar.clear_line();
+        writeln!(out, "{}", cols.outcome(p, &r, true))?;
+        out.flush()?;
         results.push(r);
+        bar.inc();
     }
-    let solved = results.iter().filter(|r| r.solved).count();
-    writeln!(
-        out,
-        "solved {solved}/{}  time {:.1}s  nodes {total_nodes}  nps {}",
-        results.len(),
-        total_time.as_secs_f64(),
-        total_nodes * 1000 / (total_time.as_millis().max(1) as u64)
-    )?;
-    let missed: Vec<&str> = results
-        .iter()
-        .filter(|r| !r.solved)
-        .map(|r| r.id.as_str())
-        .collect();
-    if !missed.is_empty() {
-        writeln!(out, "missed: {}", missed.join(" "))?;
+    bar.finish();
+    for l in totals(&results) {
+        writeln!(out, "{l}")?;
     }
     Ok(results)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::progress::Progress;
+
+    fn suite() -> Vec<TestPosition> {
+        let text = "\
+4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"a rather long position name\";
+4k3/8/8/8/8/8/8/R3K3 w - - am Kd1; id \"short\";
+";
+        parse_suite(text).unwrap()
+    }
+
+    /// The result column starts at `col`: a space before it, a letter there.
+    fn starts_at(l: &str, col: usize) -> bool {
+        &l[col - 1..col] == " " && l[col..].starts_with(|c: char| c.is_ascii_alphanumeric())
+    }
+
+    #[test]
+    fn rows_are_aligned_and_the_bar_follows_the_positions() {
+        let positions = suite();
+        let engine = EngineHandle::new(1 << 20, 1);
+        let limits = SearchLimits {
+            depth: Some(2),
+            ..Default::default()
+        };
+        let mut bar = Progress::new("test", positions.len() as u64, false);
+        let mut out = Vec::new();
+        let results = run_suite(
+            &engine,
+            &positions,
+            &limits,
+            &SearchConfig::default(),
+            None,
+            &mut bar,
+            &mut out,
+        )
+        .unwrap();
+        assert_eq!(bar.done(), 2);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("position "), "{text}");
+        assert!(lines[1].contains("Ra8+"), "{text}");
+        assert!(lines[2].contains("not Kd1"), "{text}");
+        // The result column starts at the same place in the header and every row,
+        // after the longest id, and every line ends at the same column (the right-
+        // aligned nodes): each column has one width.
+        let col = "a rather long position name".len() + 1;
+        for l in &lines[..3] {
+            assert!(starts_at(l, col), "{text}");
+            assert_eq!(l.len(), lines[0].len(), "{text}");
+        }
+        assert!(lines[3].starts_with("solved "), "{text}");
+        assert_eq!(results.len(), 2);
+        let table = summary_table(&positions, &results);
+        for l in &table[..4] {
+            assert!(starts_at(l, col), "{table:#?}");
+            assert_eq!(l.len(), table[0].len(), "{table:#?}");
+        }
+    }
 }

@@ -187,3 +187,31 @@ fn the_first_command_can_switch_to_uci_or_xboard() {
     d.send("protover 2");
     d.expect_prefix("feature done=1");
 }
+
+#[test]
+fn book_commands_without_a_subcommand_say_what_is_expected() {
+    let mut d = Driver::start(Protocol::Console);
+    d.send("books");
+    let e = d.expect_contains("books:");
+    assert!(
+        e.contains("expected a subcommand") && e.contains("usage: books create <pgn> <maxply>"),
+        "{e}"
+    );
+    assert!(!e.contains("unknown ''"), "{e}");
+    d.send("books frobnicate");
+    let e = d.expect_contains("books:");
+    assert!(e.contains("unknown subcommand 'frobnicate'"), "{e}");
+}
+
+#[test]
+fn a_move_typed_with_its_number_is_played() {
+    let mut d = Driver::start(Protocol::Console);
+    d.send("sd 2");
+    d.send("1. e4");
+    d.expect_prefix("Black(1): ");
+    d.send("history");
+    d.expect_contains("1. e4");
+    d.send("7. Nf3");
+    let e = d.expect_contains("'7. Nf3'");
+    assert!(e.contains("the move here is 2."), "{e}");
+}

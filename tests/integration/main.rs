@@ -16,6 +16,7 @@ mod engine_search;
 mod session;
 
 mod annotate;
+mod cli;
 mod console;
 mod console_full;
 mod game;

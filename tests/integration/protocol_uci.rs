@@ -425,3 +425,61 @@ fn quit_ends_the_session_during_a_search() {
     let lines = d.finish();
     assert!(lines.iter().any(|l| l.starts_with("info depth 2")));
 }
+
+#[test]
+fn garbage_is_echoed_cut_and_without_control_bytes() {
+    let mut d = Driver::start(Protocol::Uci);
+    let garbage = format!("\x1b[2J{}", "z".repeat(1 << 20));
+    d.send(&garbage);
+    let e = d.expect_prefix("info string unknown command:");
+    assert!(e.len() < 300, "{} characters echoed", e.len());
+    assert!(e.ends_with("..."), "{e}");
+    assert!(!e.contains('\x1b'), "{e:?}");
+    d.send(&format!("position fen {}", "q".repeat(100_000)));
+    let e = d.expect_prefix("info string bad FEN");
+    assert!(e.len() < 400, "{} characters echoed", e.len());
+    d.send("isready");
+    d.expect_prefix("readyok");
+}
+
+#[test]
+fn an_invalid_go_reports_the_error_and_starts_no_search() {
+    let mut d = Driver::start(Protocol::Uci);
+    d.send("position startpos");
+    for bad in ["go wtime -5 btime 1000", "go depth abc", "go movetime"] {
+        d.send(bad);
+        let e = d.expect_prefix("info string go");
+        assert!(
+            e.contains("no search") || e.contains("missing value"),
+            "{bad}: {e}"
+        );
+        d.send("isready");
+        d.expect_prefix("readyok");
+        d.expect_none_for(Duration::from_millis(200), "a search", |l| {
+            l.starts_with("info depth") || l.starts_with("bestmove")
+        });
+    }
+    // A valid go afterwards searches as usual.
+    d.send("go depth 2");
+    let b = bestmove(&mut d);
+    legal_best(&b, &Board::startpos());
+}
+
+#[test]
+fn a_go_without_the_movers_clock_is_a_short_search_and_says_so() {
+    let mut d = Driver::start(Protocol::Uci);
+    d.send("position startpos moves e2e4");
+    let start = std::time::Instant::now();
+    d.send("go wtime 1000");
+    let note = d.expect_prefix("info string go:");
+    assert!(note.contains("no btime"), "{note}");
+    let b = bestmove(&mut d);
+    let mut board = Board::startpos();
+    board.make_move(board.parse_uci("e2e4").unwrap());
+    legal_best(&b, &board);
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+}

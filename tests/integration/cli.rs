@@ -1,0 +1,574 @@
+//! The binary's subcommands as a user runs them: exit status, what is printed on
+//! stdout and stderr, and that nothing hangs.
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What one run of the binary left.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `kibitzer args` with `input` on stdin and the environment changes in `env`
+/// (an empty value removes the variable); fails the test if it runs past `limit`.
+pub fn run_with(args: &[&str], input: &str, env: &[(&str, &str)], limit: Duration) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kibitzer"));
+    cmd.args(args)
+        .env_remove("KIBITZER_HASH")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        if v.is_empty() {
+            cmd.env_remove(k);
+        } else {
+            cmd.env(k, v);
+        }
+    }
+    let mut child = cmd.spawn().expect("run kibitzer");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let e = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stdout = String::from_utf8_lossy(&o.join().unwrap()).into_owned();
+            panic!("kibitzer {args:?} ran past {limit:?}; printed:\n{stdout}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let _ = feeder.join();
+    Run {
+        code: status.code(),
+        stdout: String::from_utf8_lossy(&o.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&e.join().unwrap()).into_owned(),
+    }
+}
+
+pub fn run(args: &[&str]) -> Run {
+    run_with(args, "", &[], Duration::from_secs(60))
+}
+
+const MATED: &str = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+const STALEMATE: &str = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1";
+
+#[test]
+fn analyze_names_mate_and_stalemate_and_exits() {
+    let limit = Duration::from_secs(20);
+    for extra in [&[][..], &["--depth", "3"], &["--time", "0.5"]] {
+        let mut args = vec!["analyze", MATED];
+        args.extend_from_slice(extra);
+        let r = run_with(&args, "", &[], limit);
+        assert!(r.ok(), "{r}");
+        assert_eq!(
+            r.stdout.trim(),
+            "checkmate: White is mated, Black wins",
+            "{r}"
+        );
+        let mut args = vec!["analyze", STALEMATE];
+        args.extend_from_slice(extra);
+        let r = run_with(&args, "", &[], limit);
+        assert!(r.ok(), "{r}");
+        assert!(r.stdout.trim().starts_with("stalemate"), "{r}");
+        assert!(!r.stdout.contains("0000"), "{r}");
+    }
+}
+
+#[test]
+fn analyze_prints_the_consoles_crafty_lines() {
+    // Black to move: move numbers `1. ...`, signed scores from White's side.
+    let fen = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1";
+    let r = run(&["analyze", fen, "--depth", "5"]);
+    assert!(r.ok(), "{r}");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines[0], kibitzer::format::HEADER, "{r}");
+    let five = lines
+        .iter()
+        .find(|l| l.starts_with("  5->"))
+        .unwrap_or_else(|| panic!("no depth 5 line: {r}"));
+    let fields: Vec<&str> = five.split_whitespace().collect();
+    let score = fields[2];
+    assert!(
+        score == "0.00" || score.starts_with('+') || score.starts_with('-'),
+        "{five}"
+    );
+    assert_eq!(fields[3..5], ["1.", "..."], "{five}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("time: ") && l.contains("nps:")),
+        "{r}"
+    );
+    let last = lines.last().unwrap();
+    let words: Vec<&str> = last.split_whitespace().collect();
+    assert!(
+        words.len() == 4 && words[0] == "best" && words[2] == "ponder",
+        "{last}"
+    );
+    assert!(
+        !r.stdout.contains("Some(") && !r.stdout.contains("None"),
+        "{r}"
+    );
+}
+
+/// A fresh empty directory for one test.
+pub fn temp_dir(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kibitzer-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn test_prints_aligned_rows_and_refuses_an_empty_suite() {
+    let dir = temp_dir("suite");
+    let suite = dir.join("suite.epd");
+    std::fs::write(
+        &suite,
+        "4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"a long position name here\";\n\
+         2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n",
+    )
+    .unwrap();
+    let r = run(&["test", suite.to_str().unwrap(), "--depth", "3"]);
+    assert!(r.ok(), "{r}");
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].starts_with("position "), "{r}");
+    // Header and rows: the result column after the longest id, one line length.
+    let col = "a long position name here".len() + 1;
+    for l in &lines[..3] {
+        assert_eq!(&l[col - 1..col], " ", "{r}");
+        assert_ne!(&l[col..col + 1], " ", "{r}");
+        assert_eq!(l.len(), lines[0].len(), "{r}");
+    }
+    assert!(
+        lines[3].starts_with("solved ") && lines[3].contains("/2"),
+        "{r}"
+    );
+    // Empty, comment-only and unreadable suites are errors naming the file.
+    let empty = dir.join("empty.epd");
+    std::fs::write(&empty, "# nothing here\n\n").unwrap();
+    for f in [empty.clone(), dir.join("missing.epd")] {
+        let r = run(&["test", f.to_str().unwrap(), "--depth", "1"]);
+        assert!(!r.ok(), "{r}");
+        assert!(r.stderr.contains(f.to_str().unwrap()), "{r}");
+        assert!(!r.stdout.contains("solved 0/0"), "{r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small PGN with results (book create counts only games with one).
+const GAMES: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n\
+[Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
+
+#[test]
+fn user_errors_are_one_message_without_a_backtrace() {
+    let dir = temp_dir("errors");
+    let empty = dir.join("empty.pgn");
+    std::fs::write(&empty, "").unwrap();
+    let games = dir.join("games.pgn");
+    std::fs::write(&games, GAMES).unwrap();
+    let out = dir.join("out.bin");
+    let (empty, games, out) = (
+        empty.to_str().unwrap(),
+        games.to_str().unwrap(),
+        out.to_str().unwrap(),
+    );
+    let dir_s = dir.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--set", "foo=1"], "unknown option 'foo'"),
+        (vec!["--set", "hash=1X"], "'1X'"),
+        (
+            vec!["analyze", "garbage"],
+            "bad FEN 'garbage': the board has 1 rank;",
+        ),
+        (
+            vec!["book", "create", empty, "30", "--out", out],
+            "no usable game",
+        ),
+        (
+            vec!["book", "create", "/nonexistent/g.pgn", "30", "--out", out],
+            "/nonexistent/g.pgn: No such file or directory (os error 2)",
+        ),
+        (
+            vec![
+                "book",
+                "create",
+                games,
+                "30",
+                "--out",
+                "/nonexistent-dir/b.bin",
+            ],
+            "/nonexistent-dir/b.bin: No such file or directory",
+        ),
+        (vec!["book", "show", dir_s, "garbage"], "bad FEN 'garbage'"),
+    ];
+    let env = [("RUST_BACKTRACE", "1"), ("RUST_LIB_BACKTRACE", "1")];
+    for (args, want) in cases {
+        let r = run_with(&args, "", &env, Duration::from_secs(60));
+        assert_eq!(r.code, Some(1), "{args:?}: {r}");
+        assert!(r.stderr.contains(want), "{args:?}: {r}");
+        let error_lines: Vec<&str> = r
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("kibitzer: "))
+            .collect();
+        assert_eq!(error_lines.len(), 1, "{args:?}: {r}");
+        assert_eq!(r.stderr.lines().last(), error_lines.last().copied(), "{r}");
+        for bad in ["backtrace", "Backtrace", "Caused by", ".tmp.", "panicked"] {
+            assert!(!r.stderr.contains(bad), "{args:?}: {r}");
+        }
+        assert!(r.stderr.matches("(os error").count() <= 1, "{args:?}: {r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Builds `dir/book.bin` from `GAMES` and returns its bytes.
+fn make_book(dir: &std::path::Path) -> Vec<u8> {
+    let pgn = dir.join("games.pgn");
+    std::fs::write(&pgn, GAMES).unwrap();
+    let book = dir.join("book.bin");
+    let r = run(&[
+        "book",
+        "create",
+        pgn.to_str().unwrap(),
+        "30",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    assert!(r.ok(), "{r}");
+    std::fs::read(&book).unwrap()
+}
+
+fn set_aside_files(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".broken-"))
+        .collect()
+}
+
+#[test]
+fn book_show_only_looks_and_fails_on_a_broken_or_missing_book() {
+    let dir = temp_dir("show");
+    let good = make_book(&dir);
+    let d = dir.to_str().unwrap();
+    let r = run(&["book", "show", d]);
+    assert!(r.ok(), "{r}");
+    assert!(r.stdout.contains("e4") && r.stdout.contains("d4"), "{r}");
+    // A broken book: reported, exit 1, the file left exactly as it was.
+    let mut broken = good.clone();
+    let n = broken.len();
+    broken[n - 3] ^= 0xff;
+    std::fs::write(dir.join("book.bin"), &broken).unwrap();
+    let r = run(&["book", "show", d]);
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(r.stdout.contains("left as it is"), "{r}");
+    assert!(r.stderr.contains("nothing was changed"), "{r}");
+    assert_eq!(std::fs::read(dir.join("book.bin")).unwrap(), broken);
+    assert!(
+        set_aside_files(&dir).is_empty(),
+        "{:?}",
+        set_aside_files(&dir)
+    );
+    // No such directory, a file instead of a directory, a directory without a book.
+    let file = dir.join("games.pgn");
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (arg, want) in [
+        ("/nonexistent/books", "no such directory"),
+        (file.to_str().unwrap(), "not a directory"),
+        (empty.to_str().unwrap(), "no book there"),
+    ] {
+        let r = run(&["book", "show", arg]);
+        assert_eq!(r.code, Some(1), "{arg}: {r}");
+        assert!(r.stderr.contains(want), "{arg}: {r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_console_reports_a_broken_book_at_start_and_sets_it_aside_with_a_utc_time() {
+    let dir = temp_dir("console-book");
+    let mut book = make_book(&dir);
+    let n = book.len();
+    book[n - 3] ^= 0xff;
+    std::fs::write(dir.join("book.bin"), &book).unwrap();
+    let bookpath = format!("bookpath={}", dir.display());
+    let r = run_with(
+        &["--no-rc", "--set", "hash=8M", "--set", &bookpath],
+        "echo first-command\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    let out = &r.stdout;
+    let note = out
+        .find("fails its checksum")
+        .unwrap_or_else(|| panic!("no note: {r}"));
+    assert!(note < out.find("first-command").unwrap(), "{r}");
+    let aside = set_aside_files(&dir);
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let stamp = aside[0].strip_prefix("book.bin.broken-").unwrap();
+    // 20261201T213000Z
+    assert_eq!(stamp.len(), 16, "{stamp}");
+    assert!(
+        stamp[..8].bytes().all(|b| b.is_ascii_digit())
+            && &stamp[8..9] == "T"
+            && stamp[9..15].bytes().all(|b| b.is_ascii_digit())
+            && stamp.ends_with('Z'),
+        "{stamp}"
+    );
+    assert!(out.contains(&aside[0]), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn binary_files_are_refused_with_one_clean_line() {
+    let dir = temp_dir("binary");
+    let bin = dir.join("prog");
+    // Looks like an executable, with a command line inside.
+    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0\0\n".to_vec();
+    bytes.extend_from_slice(b"echo pwned\nquit\n\x1b[2J\0\x01\x02");
+    std::fs::write(&bin, &bytes).unwrap();
+    let b = bin.to_str().unwrap();
+    let r = run_with(
+        &["--no-rc", "--set", "hash=8M"],
+        &format!("in {b}\nread {b}\necho still-here\nquit\n"),
+        &[],
+        Duration::from_secs(30),
+    );
+    assert!(!r.stdout.contains("pwned"), "{r}");
+    assert_eq!(r.stdout.matches("not a text file").count(), 2, "{r}");
+    assert!(r.stdout.contains("still-here"), "{r}");
+    let r = run(&[
+        "book",
+        "create",
+        b,
+        "30",
+        "--out",
+        dir.join("b.bin").to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(r.stderr.contains("not a text file"), "{r}");
+    assert_eq!(r.stderr.lines().count(), 1, "{r}");
+    for text in [&r.stdout, &r.stderr] {
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn book_create_keeps_the_plies_before_an_unreadable_move_beyond_maxply() {
+    let dir = temp_dir("partial");
+    let pgn = dir.join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Z0 a6 1-0\n\n\
+         [Result \"0-1\"]\n\n1. d4 Z0 2. c4 0-1\n",
+    )
+    .unwrap();
+    let out = dir.join("b.bin");
+    let r = run(&[
+        "book",
+        "create",
+        pgn.to_str().unwrap(),
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.ok(), "{r}");
+    assert!(
+        r.stderr.contains("game 1: line 3: move 3.: 'Z0'")
+            && r.stderr
+                .contains("the 4 plies before it (within maxply) are used"),
+        "{r}"
+    );
+    assert!(r.stderr.contains("skipped game 2:"), "{r}");
+    assert!(
+        r.stdout
+            .contains("2 games read, 1 used, 1 skipped; 4 plies"),
+        "{r}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_console_says_its_level_and_answers_a_first_move_in_seconds() {
+    let start = std::time::Instant::now();
+    let r = run_with(
+        &["--no-rc", "--set", "hash=16M"],
+        "e4\n",
+        &[],
+        Duration::from_secs(120),
+    );
+    let took = start.elapsed();
+    assert!(r.ok(), "{r}");
+    let level = r
+        .stdout
+        .find("level 0 5 3")
+        .unwrap_or_else(|| panic!("{r}"));
+    let reply = r.stdout.find("Black(1): ").unwrap_or_else(|| panic!("{r}"));
+    assert!(level < reply, "{r}");
+    // The engine's first reply with the default level (the input ends after `e4`,
+    // so the process ends once the engine has moved).
+    assert!(took < Duration::from_secs(30), "first reply took {took:?}");
+}
+
+#[test]
+fn daemon_check_reports_every_problem_and_names_its_source() {
+    let dir = temp_dir("check");
+    let cfg = dir.join("k.toml");
+    std::fs::write(
+        &cfg,
+        "hash = true\n[ics]\nport = 70000\nsevrer = \"x\"\n[bot]\nmin_time = 9\nmax_time = 3\n",
+    )
+    .unwrap();
+    let c = cfg.to_str().unwrap();
+    let no_pw = [("KIBITZER_PASSWORD", "")];
+    let r = run_with(
+        &["daemon", "--check", "--config", c],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    for want in [
+        "4 problems",
+        "key `hash`: 'true' is not accepted",
+        "ics.port",
+        "ics.sevrer",
+        "bot.min_time",
+    ] {
+        assert!(r.stderr.contains(want), "{want}: {r}");
+    }
+    assert!(!r.stderr.contains("'on'"), "{r}");
+    // A flag is named as the flag; the environment as the variable.
+    let ok = dir.join("ok.toml");
+    std::fs::write(&ok, "[ics]\nserver = \"127.0.0.1\"\n").unwrap();
+    let o = ok.to_str().unwrap();
+    let r = run_with(
+        &["daemon", "--check", "--config", o, "--port", "0"],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    assert!(
+        r.stderr.contains("command line --port: key `ics.port`"),
+        "{r}"
+    );
+    assert!(!r.stderr.contains("--set"), "{r}");
+    let r = run_with(
+        &["daemon", "--check", "--config", o],
+        "",
+        &[("KIBITZER_HASH", "abc"), ("KIBITZER_PASSWORD", "")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(2), "{r}");
+    assert!(
+        r.stderr.contains("environment variable KIBITZER_HASH"),
+        "{r}"
+    );
+    // Handles a server refuses, and a registered one without a password.
+    for (handle, want) in [
+        ("bad name!", "not a handle a server accepts"),
+        ("alice", "no password is given"),
+    ] {
+        let r = run_with(
+            &["daemon", "--check", "--config", o, "--handle", handle],
+            "",
+            &no_pw,
+            Duration::from_secs(30),
+        );
+        assert_eq!(r.code, Some(2), "{handle}: {r}");
+        assert!(r.stderr.contains(want), "{handle}: {r}");
+    }
+    // A good configuration: OK, and the line the daemon prints at start.
+    let r = run_with(
+        &[
+            "daemon",
+            "--check",
+            "--config",
+            o,
+            "--set",
+            "bookpath=/srv/books",
+        ],
+        "",
+        &no_pw,
+        Duration::from_secs(30),
+    );
+    assert!(r.ok(), "{r}");
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("kibitzer daemon: "))
+        .unwrap_or_else(|| panic!("{r}"));
+    for want in [
+        "127.0.0.1:5000",
+        "as guest",
+        o,
+        "/srv/books",
+        "records in records",
+    ] {
+        assert!(line.contains(want), "{want}: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_bad_environment_value_is_as_fatal_as_a_bad_set() {
+    let r = run_with(
+        &["--no-rc"],
+        "quit\n",
+        &[("KIBITZER_HASH", "abc")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.code, Some(1), "{r}");
+    assert!(
+        r.stderr.contains("environment variable KIBITZER_HASH") && r.stderr.contains("'abc'"),
+        "{r}"
+    );
+    assert!(!r.stdout.contains("White(1)"), "{r}");
+}
