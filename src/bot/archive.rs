@@ -74,7 +74,10 @@ impl Archive {
         let path = self.in_progress_path(white, black);
         let dir = path.parent().expect("a directory");
         fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+        // A name of its own per write: two writes in flight never share a file.
+        static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{}-{n}.tmp", std::process::id()));
         {
             let mut f = fs::File::create(&tmp)?;
             f.write_all(text.as_bytes())?;

@@ -177,6 +177,39 @@ struct Task {
     tournament: bool,
     archive: super::archive::Archive,
     saved_ply: Option<usize>,
+    recorder: Option<Recorder>,
+}
+
+/// Writes a game's in-progress record on a thread of its own, in order, only the
+/// newest snapshot when several wait; finished (joined) before the game's final
+/// record is written, so a late snapshot can never follow it.
+struct Recorder {
+    tx: std::sync::mpsc::Sender<String>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Recorder {
+    fn start(archive: super::archive::Archive, white: String, black: String) -> Recorder {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let thread = std::thread::spawn(move || {
+            while let Ok(mut text) = rx.recv() {
+                while let Ok(newer) = rx.try_recv() {
+                    text = newer;
+                }
+                if let Err(e) = archive.write_in_progress(&white, &black, &text) {
+                    warn!("cannot write the in-progress record: {e}");
+                }
+            }
+        });
+        Recorder { tx, thread }
+    }
+
+    /// Waits (off the async threads) for the last snapshot to be written.
+    async fn finish(self) {
+        drop(self.tx);
+        let t = self.thread;
+        let _ = tokio::task::spawn_blocking(move || t.join()).await;
+    }
 }
 
 const FAR: Duration = Duration::from_secs(86_400);
@@ -421,13 +454,16 @@ impl Task {
             reason: "in progress".into(),
             result: "*".into(),
         });
-        let archive = self.archive.clone();
-        let (w, b) = (self.s.white.clone(), self.s.black.clone());
-        tokio::task::spawn_blocking(move || {
-            if let Err(e) = archive.write_in_progress(&w, &b, &text) {
-                warn!("cannot write the in-progress record: {e}");
-            }
-        });
+        if self.recorder.is_none() {
+            self.recorder = Some(Recorder::start(
+                self.archive.clone(),
+                self.s.white.clone(),
+                self.s.black.clone(),
+            ));
+        }
+        if let Some(r) = &self.recorder {
+            let _ = r.tx.send(text);
+        }
     }
 
     fn after_position(&mut self, at: Instant) {
@@ -1043,6 +1079,7 @@ pub async fn run(
         tournament: opts.text("mode") == "tournament",
         archive: super::archive::Archive::from_options(&opts),
         saved_ply: None,
+        recorder: None,
         s: setup,
     };
     match &t.brain {
@@ -1116,6 +1153,9 @@ pub async fn run(
         if !farewell.is_empty() && !t.tournament {
             t.send(ServerCommand::Say(farewell));
         }
+    }
+    if let Some(r) = t.recorder.take() {
+        r.finish().await;
     }
     // The record: final, or (adjourned, connection lost) in progress.
     let pgn = Some(match end.as_ref() {

@@ -224,8 +224,10 @@ async fn real_clock_game_with_timeseal_lag_and_jitter() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resignation_draw_agreement_and_abort() {
+    // One game at a time: the next is allowed (and challenged) only once the test
+    // has set it up, so a quick re-seek cannot start it with the old settings.
     let cfg = FakeConfig {
-        games: 3,
+        games: 1,
         opp_resign_at: Some(8),
         max_plies: 60,
         ..Default::default()
@@ -237,7 +239,9 @@ async fn resignation_draw_agreement_and_abort() {
     r.srv.set_config(|c| {
         c.opp_resign_at = None;
         c.opp_offer_draw_at = Some(4);
+        c.games = 2;
     });
+    r.srv.challenge_now();
     let s = r.srv.wait_results(2, Duration::from_secs(40)).await;
     assert!(s.results[1].1.contains("mutual agreement"), "{s:?}");
     // Then an abort request on the first move is accepted, a takeback declined.
@@ -245,7 +249,9 @@ async fn resignation_draw_agreement_and_abort() {
         c.opp_offer_draw_at = None;
         c.opp_abort_request_at = Some(1);
         c.opp_color = Some(Color::White);
+        c.games = 3;
     });
+    r.srv.challenge_now();
     let s = r.srv.wait_results(3, Duration::from_secs(40)).await;
     assert!(s.results[2].1.contains("aborted"), "{s:?}");
     let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
