@@ -501,3 +501,69 @@ async fn an_adjourned_and_resumed_game_is_recorded_once() {
     );
     assert!(in_progress.is_empty(), "{in_progress:?}");
 }
+
+/// The engine thread of a game, driven directly: a game that ends while it thinks
+/// or while it ponders leaves it idle, and a search that ends after the game plays
+/// nothing and starts no pondering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn game_over_leaves_the_engine_idle_while_thinking_or_pondering() {
+    use kibitzer::bot::brain::{Brain, BrainCmd, BrainEvent};
+    use kibitzer::chess::{Board, Color};
+    let mut opts = kibitzer::options::Options::new();
+    opts.set("hash", "4M").unwrap();
+    opts.set("ponder", "on").unwrap();
+    let position = |moves: Vec<kibitzer::chess::Move>, think: bool| BrainCmd::Position {
+        start: Box::new(Board::startpos()),
+        moves,
+        white: Duration::from_secs(600),
+        black: Duration::from_secs(600),
+        overhead: Duration::from_millis(50),
+        think,
+    };
+    async fn until(b: &Brain, want: bool) -> bool {
+        for _ in 0..200 {
+            if b.is_searching() == want {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    }
+    for pondering in [false, true] {
+        let mut b = Brain::spawn(&opts, None);
+        b.send(BrainCmd::NewGame {
+            opts: Box::new(opts.clone()),
+            side: Color::White,
+            opponent: Default::default(),
+        });
+        b.send(position(Vec::new(), true));
+        assert!(until(&b, true).await, "thinking");
+        if pondering {
+            // Make it move now: the move comes, then the ponder search starts.
+            b.send(BrainCmd::Stop);
+            let mv = loop {
+                match tokio::time::timeout(Duration::from_secs(10), b.events.recv()).await {
+                    Ok(Some(BrainEvent::Move { mv, .. })) => break mv,
+                    Ok(Some(_)) => continue,
+                    other => panic!("no move: {other:?}"),
+                }
+            };
+            let _ = mv;
+            assert!(until(&b, true).await, "pondering");
+        }
+        b.send(BrainCmd::GameOver);
+        assert!(
+            until(&b, false).await,
+            "idle after the game (pondering: {pondering})"
+        );
+        // Nothing starts by itself afterwards.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(!b.is_searching(), "pondering: {pondering}");
+        while let Ok(ev) = b.events.try_recv() {
+            assert!(
+                !matches!(ev, BrainEvent::Move { .. }) || pondering,
+                "a move after the game: {ev:?}"
+            );
+        }
+    }
+}
