@@ -296,3 +296,69 @@ fn move_list_times_are_read() {
         [Some(0), Some(3250), Some(62_000), Some(1000), Some(7000)]
     );
 }
+
+/// Events from a transcript recorded on the real lasker server for issue 13
+/// (`tests/data/ics-lasker/`).
+fn lasker_events(file: &str) -> Vec<ServerEvent> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/ics-lasker")
+        .join(file);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut p = LineParser::new();
+    decode_all(&bytes, 16 * 1024)
+        .into_iter()
+        .map(|i| match i {
+            IcsItem::Line(l) => p.line(&l),
+            IcsItem::Prompt(t) => p.prompt(&t),
+            _ => ServerEvent::Unknown(String::new()),
+        })
+        .collect()
+}
+
+#[test]
+fn real_lasker_login_banner_lists_the_adjourned_opponent() {
+    let evs = lasker_events("d_adjourned_login_banner.bottwo_2.raw");
+    assert!(
+        evs.iter().any(|e| matches!(e,
+            ServerEvent::AdjournedOpponentOnline { names } if names == &["botthree".to_string()])),
+        "{evs:?}"
+    );
+}
+
+#[test]
+fn real_lasker_wrapped_tell_is_one_tell() {
+    let evs = lasker_events("e_long_tell_wrap.botthree.raw");
+    let tells: Vec<&String> = evs
+        .iter()
+        .filter_map(|e| match e {
+            ServerEvent::Tell { text, .. } => Some(text),
+            _ => None,
+        })
+        .collect();
+    assert!(!tells.is_empty(), "{evs:?}");
+    for t in &tells {
+        assert!(!t.contains('\\'), "continuation marks left in: {t}");
+    }
+    assert!(
+        tells.iter().any(|t| t.starts_with("The quick brown fox")
+            && t.contains("counting trees: one two three four five six seven")
+            && t.len() >= 290),
+        "{tells:?}"
+    );
+}
+
+#[test]
+fn real_lasker_commands_it_lacks_and_its_shutdown_are_read() {
+    let evs = lasker_events("c_xwhisper_xkibitz.bottwo.raw");
+    assert!(
+        evs.iter().any(|e| matches!(e,
+            ServerEvent::CommandNotFound { command } if command == "xwhisper")),
+        "{evs:?}"
+    );
+    let evs = lasker_events("g2_shutdown_countdown_rated.bottwo.raw");
+    assert!(
+        evs.iter()
+            .any(|e| matches!(e, ServerEvent::Shutdown { in_secs: Some(15) })),
+        "{evs:?}"
+    );
+}
