@@ -792,7 +792,13 @@ fn daemon(
         p.exists().then_some(p)
     });
     let load = |config: Option<&std::path::Path>| {
-        kibitzer::settings::load_with_flags(config, std::env::vars(), set, flags)
+        kibitzer::settings::load_checked(
+            config,
+            std::env::vars(),
+            set,
+            flags,
+            kibitzer::bot::KEY_CHECKS,
+        )
     };
     let settings = match load(config.as_deref()) {
         Ok(s) => s,
@@ -840,7 +846,13 @@ fn daemon(
         d.set_reloader(Box::new(move || {
             let flags: Vec<(&str, String)> =
                 flags.iter().map(|(f, p)| (f.as_str(), p.clone())).collect();
-            kibitzer::settings::load_with_flags(file.as_deref(), std::env::vars(), &set, &flags)
+            kibitzer::settings::load_checked(
+                file.as_deref(),
+                std::env::vars(),
+                &set,
+                &flags,
+                kibitzer::bot::KEY_CHECKS,
+            )
         }));
         let control = d.control();
         tokio::spawn(async move {

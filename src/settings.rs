@@ -160,6 +160,16 @@ where
     load_with_flags(file, env, cli, &[])
 }
 
+/// A check a higher layer makes of one of its own keys (the daemon's `bot.owners`
+/// and `bot.observe`, parsed by the bot): the loader reports its problem like any
+/// other, naming the key, where it was set and the fix, without importing upwards.
+#[derive(Clone, Copy)]
+pub struct KeyCheck {
+    pub key: &'static str,
+    pub check: fn(&str) -> Result<(), String>,
+    pub fix: &'static str,
+}
+
 /// As `load`, with the daemon's own flags last: (`--port`, `ics.port=0`) pairs, so an
 /// error names the flag that was given.
 pub fn load_with_flags<I, K, V>(
@@ -167,6 +177,22 @@ pub fn load_with_flags<I, K, V>(
     env: I,
     cli: &[String],
     flags: &[(&str, String)],
+) -> Result<Settings, SettingsError>
+where
+    I: IntoIterator<Item = (K, V)>,
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    load_checked(file, env, cli, flags, &[])
+}
+
+/// As `load_with_flags`, with the checks of the layers above (`bot::KEY_CHECKS`).
+pub fn load_checked<I, K, V>(
+    file: Option<&Path>,
+    env: I,
+    cli: &[String],
+    flags: &[(&str, String)],
+    checks: &[KeyCheck],
 ) -> Result<Settings, SettingsError>
 where
     I: IntoIterator<Item = (K, V)>,
@@ -256,7 +282,7 @@ where
             }
         }
     };
-    errors.extend(validate(&o, file));
+    errors.extend(validate(&o, file, checks));
     if let Some(e) = SettingsError::collect(errors) {
         return Err(e);
     }
@@ -310,7 +336,7 @@ pub fn resolve(_config: Option<&Path>, p: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
-fn validate(o: &Options, file: Option<&Path>) -> Vec<SettingsError> {
+fn validate(o: &Options, file: Option<&Path>, checks: &[KeyCheck]) -> Vec<SettingsError> {
     let mut errors = Vec::new();
     let origin = |key: &str| -> String {
         match o.source(key) {
@@ -364,19 +390,10 @@ fn validate(o: &Options, file: Option<&Path>) -> Vec<SettingsError> {
             errors.push(bad(&key, p, &rules_fix));
         }
     }
-    if let Err(p) = crate::bot::owner::Owners::parse(o.str("bot.owners")) {
-        errors.push(bad(
-            "bot.owners",
-            p,
-            "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
-        ));
-    }
-    if let Err(p) = crate::bot::observe::Target::parse_list(o.str("bot.observe")) {
-        errors.push(bad(
-            "bot.observe",
-            p,
-            "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
-        ));
+    for c in checks {
+        if let Err(p) = (c.check)(o.str(c.key)) {
+            errors.push(bad(c.key, p, c.fix));
+        }
     }
     if o.str("ics.server").trim().is_empty() {
         errors.push(SettingsError::Key {

@@ -32,7 +32,22 @@ use crate::ics::session::{ConnectConfig, Connection, Incoming, LoginError};
 use crate::ics::timeseal::Version;
 use crate::ics::{Backoff, Challenge, ServerCommand, ServerEvent, ServerKind, Writer};
 use crate::options::{Options, Source};
-use crate::settings::{Settings, SettingsError};
+use crate::settings::{KeyCheck, Settings, SettingsError};
+
+/// The daemon's checks of its own keys, for the settings loader (which must not
+/// import the bot): `kibitzer daemon`, `--check` and SIGHUP reloads use them.
+pub const KEY_CHECKS: &[KeyCheck] = &[
+    KeyCheck {
+        key: "bot.owners",
+        check: |s| owner::Owners::parse(s).map(|_| ()),
+        fix: "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
+    },
+    KeyCheck {
+        key: "bot.observe",
+        check: |s| Target::parse_list(s).map(|_| ()),
+        fix: "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
+    },
+];
 use archive::Archive;
 use brain::{Brain, Fault};
 use formula::{Formula, NoPlay, Verdict};
