@@ -173,20 +173,60 @@ async fn no_tell_can_make_the_server_run_a_command() {
 /// The talk formats carry no `;`: a level-2/3 summary reaches the server whole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn talk_in_our_games_arrives_whole() {
+    // The bot plays Black and ponders: the per-game engine log must number the PVs
+    // of its own searches right (`3... Nf6` at ply 5) and log no ponder search.
     let cfg = FakeConfig {
-        max_plies: 12,
+        max_plies: 16,
+        opp_color: Some(kibitzer::chess::Color::White),
+        opp_think: Duration::from_millis(150),
         ..Default::default()
     };
     let r = start(
         "talkwhole",
         cfg,
-        &["bot.seeks=", "whisper=3", "kibitz=2", "noise=0"],
+        &[
+            "bot.seeks=",
+            "whisper=3",
+            "kibitz=2",
+            "noise=0",
+            "ponder=on",
+            "log=on",
+        ],
     )
     .await;
     assert!(r.logged_in().await);
     r.srv.challenge_now();
     let _ = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    let mut log = String::new();
+    for _ in 0..100 {
+        if let Ok(d) = std::fs::read_dir(r.dir.join("logs")) {
+            for e in d.flatten() {
+                log = std::fs::read_to_string(e.path()).unwrap_or_default();
+            }
+        }
+        if !log.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let (s, _) = r.quit().await;
+    let mut checked = 0;
+    for line in log.lines().filter(|l| l.contains(" pv ")) {
+        let ply: usize = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        let pv = line.split(" pv ").nth(1).unwrap_or("");
+        let want = if ply % 2 == 1 {
+            format!("{}. ... ", ply / 2 + 1)
+        } else {
+            format!("{}. ", ply / 2 + 1)
+        };
+        assert!(pv.starts_with(&want), "ply {ply}: {line}");
+        checked += 1;
+    }
+    assert!(checked > 0, "{log}");
     assert!(
         s.commands.iter().any(|c| c.starts_with("whisper ply=")),
         "{:?}",
