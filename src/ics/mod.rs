@@ -7,6 +7,7 @@
 pub mod codec;
 pub mod command;
 pub mod parse;
+pub mod patterns;
 pub mod server;
 pub mod session;
 pub mod timeseal;

@@ -474,6 +474,8 @@ pub struct LineParser {
     /// Lines since the move list header (a broken listing is given up).
     movelist_lines: usize,
     adjourned_names_next: bool,
+    /// The server's table of messages (`None`: FICS's).
+    table: Option<&'static super::patterns::Table>,
 }
 
 /// True for a handle the server gives guests (`GuestABCD`).
@@ -481,20 +483,7 @@ pub fn is_guest(handle: &str) -> bool {
     handle.len() >= 5 && handle.is_char_boundary(5) && handle[..5].eq_ignore_ascii_case("guest")
 }
 
-/// `Game 12 (which you were observing) has no examiners.` or `Removing game 12 from
-/// observation list.` -> 12.
-fn observation_ended(t: &str) -> Option<u32> {
-    if let Some(rest) = t.strip_prefix("Removing game ") {
-        return rest.strip_suffix(" from observation list.")?.parse().ok();
-    }
-    let rest = t.strip_prefix("Game ")?;
-    let (num, tail) = rest.split_once(' ')?;
-    (tail == "(which you were observing) has no examiners.")
-        .then(|| num.parse().ok())
-        .flatten()
-}
-
-fn strip_title(name: &str) -> (String, bool) {
+pub(crate) fn strip_title(name: &str) -> (String, bool) {
     // Handles may carry titles: `Name(C)`, `Name(GM)(TM)`.
     let mut computer = false;
     let base = match name.find('(') {
@@ -507,29 +496,23 @@ fn strip_title(name: &str) -> (String, bool) {
     (base.to_string(), computer)
 }
 
-fn rating_of(text: &str) -> Option<i32> {
+pub(crate) fn rating_of(text: &str) -> Option<i32> {
     let t = text.trim_matches(|c| c == '(' || c == ')');
     let t = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     t.parse().ok().filter(|&r| r > 0)
 }
 
-/// `{Game 12 (a vs. b) text} result` -> parts.
-fn game_braces(line: &str) -> Option<(u32, String, String, String, String)> {
-    let inner = line.strip_prefix("{Game ")?;
-    let close = inner.rfind('}')?;
-    let result = inner[close + 1..].trim().to_string();
-    let inner = &inner[..close];
-    let (num, rest) = inner.split_once(' ')?;
-    let game: u32 = num.parse().ok()?;
-    let rest = rest.strip_prefix('(')?;
-    let (players, text) = rest.split_once(") ")?;
-    let (w, b) = players.split_once(" vs. ")?;
-    Some((game, w.to_string(), b.to_string(), text.to_string(), result))
-}
-
 impl LineParser {
     pub fn new() -> LineParser {
         LineParser::default()
+    }
+
+    /// A parser that reads `kind`'s wording of its messages.
+    pub fn for_server(kind: super::server::ServerKind) -> LineParser {
+        LineParser {
+            table: Some(super::patterns::table(kind)),
+            ..Default::default()
+        }
     }
 
     /// A prompt item: login/password prompts, guest entry, or the shell prompt.
@@ -643,58 +626,7 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
             None => E::Unknown(line.to_string()),
         };
     }
-    if let Some((game, white, black, text, result)) = game_braces(t) {
-        if let Some(desc) = text.strip_prefix("Creating ") {
-            return E::GameStart {
-                game,
-                white,
-                black,
-                continuing: false,
-                description: desc.to_string(),
-            };
-        }
-        if let Some(desc) = text.strip_prefix("Continuing ") {
-            return E::GameStart {
-                game,
-                white,
-                black,
-                continuing: true,
-                description: desc.to_string(),
-            };
-        }
-        if matches!(result.as_str(), "1-0" | "0-1" | "1/2-1/2" | "*") {
-            return E::GameEnd(GameEnd {
-                game,
-                white,
-                black,
-                reason: text,
-                result,
-            });
-        }
-        return E::Unknown(line.to_string());
-    }
-    if let Some(rest) = after(t, "Creating: ") {
-        // Creating: botone (0) bottwo (0) unrated blitz 2 12
-        let w: Vec<&str> = rest.split_whitespace().collect();
-        if w.len() >= 8 {
-            let n = w.len();
-            return E::Creating {
-                white: strip_title(w[0]).0,
-                white_rating: rating_of(w[1]),
-                black: strip_title(w[2]).0,
-                black_rating: rating_of(w[3]),
-                rated: w[4] == "rated",
-                kind: w[5..n - 2].join(" "),
-                minutes: w[n - 2].parse().unwrap_or(0),
-                increment: w[n - 1].parse().unwrap_or(0),
-            };
-        }
-    }
-    if let Some(rest) = after(t, "Challenge: ") {
-        if let Some(c) = parse_challenge(rest, line) {
-            return E::Challenge(c);
-        }
-    }
+    // Lines that start a multi-line answer (they set the parser's state).
     if let Some(rest) = after(t, "Movelist for game ") {
         let game = rest.trim_end_matches(':').parse().ok();
         p.movelist = Some(MoveList {
@@ -704,7 +636,7 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
         p.movelist_lines = 0;
         return E::Unknown(line.to_string());
     }
-    if t.contains(") vs. ") && t.contains(" --- ") {
+    if t.contains(") vs. ") && t.contains(" --- ") && !t.starts_with('{') {
         // Move list header: `botone (UNR) vs. bottwo (UNR) --- Sat Apr 20, ...`.
         let w: Vec<&str> = t.split_whitespace().collect();
         if w.len() >= 5 && w[2] == "vs." {
@@ -719,271 +651,16 @@ fn parse_line(line: &str, p: &mut LineParser) -> ServerEvent {
             return E::Unknown(line.to_string());
         }
     }
-    if t == "Illegal move." || t.starts_with("Illegal move (") {
-        return E::IllegalMove {
-            text: t.to_string(),
-        };
-    }
-    if t == "It is not your move." {
-        return E::NotYourMove;
-    }
-    if t == "You are not playing a game." || t == "You are not playing or examining a game." {
-        return E::NotPlaying;
-    }
-    if let Some(game) = t
-        .strip_prefix("You are now observing game ")
-        .and_then(|r| r.strip_suffix('.'))
-        .and_then(|n| n.parse().ok())
-    {
-        return E::Observing { game };
-    }
-    if let Some(game) = observation_ended(t) {
-        return E::ObservationEnded { game };
-    }
-    if t == "Your opponent is not out of time!" {
-        return E::FlagRefused;
-    }
-    if t == "**** Invalid password! ****" {
-        return E::InvalidPassword;
-    }
-    if t.starts_with("*** Sorry ") && t.contains("is already logged in") {
-        return E::NameInUse;
-    }
-    if t.starts_with("A name should be at least")
-        || t.starts_with("Sorry, names can only consist")
-        || t.starts_with("Sorry, names may be at most")
-        || t.contains("is not a valid handle")
-    {
-        return E::BadName { why: t.to_string() };
-    }
-    if let Some(rest) = t.strip_prefix("**** Starting FICS session as ") {
-        let handle = rest.trim_end_matches('*').trim();
-        return E::SessionStarted {
-            handle: strip_title(handle).0,
-        };
-    }
-    if t.starts_with("**** ") && t.contains("is already logged in - kicking them out") {
-        return E::KickedOther;
-    }
-    if t.starts_with("**** ") && t.contains("you can't both be logged in") {
-        return E::Kicked;
-    }
-    if t.starts_with('"') && t.contains("\" is a registered name") {
-        return E::RegisteredName {
-            name: t.split('"').nth(1).unwrap_or("").to_string(),
-        };
-    }
-    if t.starts_with("**** Auto-logout") || t.contains("idle more than") && t.contains("logout") {
-        return E::AutoLogout;
-    }
-    if t.contains("Server shutting down immediately") {
-        return E::Shutdown { in_secs: None };
-    }
-    if let Some(i) = t.find("Server going down in ") {
-        let rest = &t[i + "Server going down in ".len()..];
-        let w: Vec<&str> = rest.split_whitespace().collect();
-        // "0 minutes and 10 seconds."
-        let mut secs = 0u32;
-        let mut k = 0;
-        while k + 1 < w.len() {
-            if let Ok(n) = w[k].parse::<u32>() {
-                if w[k + 1].starts_with("minute") {
-                    secs += n * 60;
-                } else if w[k + 1].starts_with("second") {
-                    secs += n;
-                } else if w[k + 1].starts_with("hour") {
-                    secs += n * 3600;
-                }
-            }
-            k += 1;
-        }
-        return E::Shutdown {
-            in_secs: Some(secs),
-        };
-    }
-    if t == "Logging you out." || t.starts_with("Thank you for using") {
-        return E::LoggedOut;
-    }
-    if t == "Your opponent has lost contact or quit." {
-        return E::OpponentLostContact;
-    }
-    if let Some(rest) = t.strip_prefix("Notification: ") {
-        if rest.contains("who has an adjourned game with you, has arrived") {
-            let name = rest.split(',').next().unwrap_or("").trim();
-            return E::AdjournedOpponentOnline {
-                names: vec![strip_title(name).0],
-            };
-        }
-    }
-    if t.contains("who has an adjourned game with you, is online:")
-        || t.contains("who have an adjourned game with you, are online:")
+    if !t.contains(" tells you: ")
+        && (t.contains("who has an adjourned game with you, is online:")
+            || t.contains("who have an adjourned game with you, are online:"))
     {
         p.adjourned_names_next = true;
         return E::Unknown(line.to_string());
     }
-    if let Some(name) = t.strip_suffix(" accepts your challenge.") {
-        return E::ChallengeAnswer {
-            from: strip_title(name).0,
-            accepted: true,
-        };
-    }
-    if let Some(name) = t.strip_suffix(" declines the match offer.") {
-        return E::ChallengeAnswer {
-            from: strip_title(name).0,
-            accepted: false,
-        };
-    }
-    if let Some(name) = t.strip_suffix(" offers you a draw.") {
-        return E::DrawOffer {
-            from: strip_title(name).0,
-        };
-    }
-    if let Some(name) = t.strip_suffix(" would like to abort the game; type \"abort\" to accept.") {
-        return E::AbortRequest {
-            from: strip_title(name).0,
-        };
-    }
-    if let Some(name) =
-        t.strip_suffix(" would like to adjourn the game; type \"adjourn\" to accept.")
-    {
-        return E::AdjournRequest {
-            from: strip_title(name).0,
-        };
-    }
-    if let Some(i) = t.find(" would like to take back ") {
-        let from = strip_title(&t[..i]).0;
-        let plies = t[i + " would like to take back ".len()..]
-            .split_whitespace()
-            .next()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1);
-        return E::TakebackRequest { from, plies };
-    }
-    for what in ["draw", "abort", "adjourn", "takeback"] {
-        let suffix = format!(" declines {what} request.");
-        if let Some(name) = t.strip_suffix(suffix.as_str()) {
-            return E::OfferDeclined {
-                from: strip_title(name).0,
-                what: what.into(),
-            };
-        }
-        let suffix = format!(" declines the {what} request.");
-        if let Some(name) = t.strip_suffix(suffix.as_str()) {
-            return E::OfferDeclined {
-                from: strip_title(name).0,
-                what: what.into(),
-            };
-        }
-    }
-    if let Some((from, text)) = t.split_once(" tells you: ") {
-        let name = strip_title(from).0;
-        return E::Tell {
-            unregistered: from.contains("(U)") || is_guest(&name),
-            from: name,
-            text: text.to_string(),
-        };
-    }
-    if let Some((from, text)) = t.split_once(" says: ") {
-        return E::Say {
-            from: strip_title(from).0,
-            text: text.to_string(),
-        };
-    }
-    if let Some((from, text)) = t.split_once(" whispers: ") {
-        return E::Whisper {
-            from: strip_title(from).0,
-            text: text.to_string(),
-        };
-    }
-    if let Some((from, text)) = t.split_once(" kibitzes: ") {
-        return E::Kibitz {
-            from: strip_title(from).0,
-            text: text.to_string(),
-        };
-    }
-    if t.starts_with("Ads removed") || t.starts_with("AD_DESTROY") {
-        return E::SeekRemoved;
-    }
-    if let Some(cmd) = t.strip_suffix(": Command not found.") {
-        return E::CommandNotFound {
-            command: cmd.to_string(),
-        };
-    }
-    if let Some(rest) = t.strip_prefix("No such ivariable \"") {
-        return E::NoSuchVariable {
-            name: rest.trim_end_matches("\".").to_string(),
-        };
-    }
-    if let Some(rest) = t.strip_prefix("No such variable name ") {
-        return E::NoSuchVariable {
-            name: rest.trim_end_matches('.').to_string(),
-        };
-    }
-    if is_seek_ad(t) {
-        return E::SeekAd {
-            line: t.to_string(),
-        };
-    }
-    E::Unknown(line.to_string())
-}
-
-/// `  0    0 botone              2  12 rated   blitz` (lasker's seek echo).
-fn is_seek_ad(t: &str) -> bool {
-    let w: Vec<&str> = t.split_whitespace().collect();
-    w.len() >= 6
-        && w[0].chars().all(|c| c.is_ascii_digit())
-        && w[1].chars().all(|c| c.is_ascii_digit())
-        && w[3].chars().all(|c| c.is_ascii_digit())
-        && w[4].chars().all(|c| c.is_ascii_digit())
-        && matches!(w[5], "rated" | "unrated")
-}
-
-/// `botone (----) [white] bottwo (----) unrated blitz 2 12.` with an optional
-/// `Loaded from blitz/0 (adjourned).` tail.
-fn parse_challenge(rest: &str, line: &str) -> Option<Challenge> {
-    let rest = rest.trim().trim_end_matches('.');
-    let (main, adjourned) = match rest.find(" Loaded from ") {
-        Some(i) => (&rest[..i], rest[i..].contains("adjourned")),
-        None => (rest, false),
-    };
-    let w: Vec<&str> = main.split_whitespace().collect();
-    let mut i = 0;
-    let (challenger, computer) = strip_title(w.get(i)?);
-    i += 1;
-    let challenger_rating = rating_of(w.get(i)?);
-    i += 1;
-    let mut challenger_color = None;
-    if let Some(c) = w.get(i).filter(|s| s.starts_with('[')) {
-        challenger_color = match c.trim_matches(|c| c == '[' || c == ']') {
-            "white" => Some(Color::White),
-            "black" => Some(Color::Black),
-            _ => None,
-        };
-        i += 1;
-    }
-    let receiver = strip_title(w.get(i)?).0;
-    i += 1;
-    i += 1; // receiver's rating
-    let rated = *w.get(i)? == "rated";
-    i += 1;
-    let n = w.len();
-    if n < i + 3 {
-        return None;
-    }
-    let kind = w[i..n - 2].join(" ");
-    let minutes = w[n - 2].parse().ok()?;
-    let increment = w[n - 1].parse().ok()?;
-    Some(Challenge {
-        challenger,
-        challenger_rating,
-        receiver,
-        challenger_color,
-        rated,
-        kind,
-        minutes,
-        increment,
-        adjourned,
-        computer,
-        line: line.to_string(),
-    })
+    // Everything else: the server profile's table of messages.
+    p.table
+        .unwrap_or_else(|| super::patterns::table(super::server::ServerKind::Fics))
+        .recognise(t, line)
+        .unwrap_or_else(|| E::Unknown(line.to_string()))
 }

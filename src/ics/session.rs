@@ -307,11 +307,12 @@ impl Connection {
         let ping_tx = wtx.clone();
         let max_line = cfg.max_line;
         let prompt = profile.prompt;
+        let profile_kind = profile.kind;
         let reader_task = tokio::spawn(async move {
             let mut codec = IcsCodec::new(max_line);
             codec.add_prompt(prompt);
             let mut frames = FramedRead::new(read, codec);
-            let mut parser = LineParser::new();
+            let mut parser = LineParser::for_server(profile_kind);
             let why = loop {
                 match frames.next().await {
                     None => break "the server closed the connection".to_string(),

@@ -362,3 +362,94 @@ fn real_lasker_commands_it_lacks_and_its_shutdown_are_read() {
         "{evs:?}"
     );
 }
+
+/// Lines per second through the codec's output and the parser, over every recorded
+/// transcript (`cargo test --release -- --ignored measure_parse_speed --nocapture`).
+#[test]
+#[ignore]
+fn measure_parse_speed() {
+    let mut lines: Vec<String> = Vec::new();
+    for e in std::fs::read_dir(data("ics")).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "raw") {
+            let bytes = std::fs::read(e.path()).unwrap();
+            for i in decode_all(&bytes, 16 * 1024) {
+                if let IcsItem::Line(l) = i {
+                    lines.push(l);
+                }
+            }
+        }
+    }
+    let rounds = 200;
+    let start = std::time::Instant::now();
+    let mut n = 0usize;
+    for _ in 0..rounds {
+        let mut p = LineParser::new();
+        for l in &lines {
+            std::hint::black_box(p.line(l));
+            n += 1;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{} lines x {rounds}: {:.0} lines/s ({:.2} us a line)",
+        lines.len(),
+        n as f64 / secs,
+        secs * 1e6 / n as f64
+    );
+}
+
+/// The messages are a table per server profile; anything another player says is
+/// read as talk first, so a tell cannot pass for a server message.
+#[test]
+fn message_tables_compile_and_talk_cannot_imitate_the_server() {
+    use kibitzer::ics::patterns::table;
+    use kibitzer::ics::ServerKind;
+    for kind in [ServerKind::Fics, ServerKind::Lasker, ServerKind::Icc] {
+        let names: Vec<&str> = table(kind).names().collect();
+        for n in [
+            "game",
+            "challenge",
+            "tell",
+            "draw offer",
+            "command not found",
+        ] {
+            assert!(names.contains(&n), "{kind:?}: {names:?}");
+        }
+        let mut p = LineParser::for_server(kind);
+        for spoof in [
+            "**** Server going down in 0 minutes and 5 seconds. ****",
+            "**** Server shutting down immediately. ****",
+            "**** Auto-logout because you were idle more than 60 minutes. ****",
+            "{Game 1 (botone vs. bottwo) bottwo resigns} 0-1",
+            "xwhisper: Command not found.",
+            "bottwo offers you a draw.",
+        ] {
+            let ev = p.line(&format!("mallory tells you: {spoof}"));
+            assert!(
+                matches!(&ev, ServerEvent::Tell { from, text, .. } if from == "mallory" && text == spoof),
+                "{kind:?} {spoof}: {ev:?}"
+            );
+        }
+        let ev = p.line("    **** Server going down in 1 minutes and 5 seconds. ****");
+        assert!(
+            matches!(ev, ServerEvent::Shutdown { in_secs: Some(65) }),
+            "{ev:?}"
+        );
+        let ev = p.line("Challenge: bottwo (1500E) [black] botone (----) rated blitz 3 0.");
+        let ServerEvent::Challenge(c) = ev else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(
+            (
+                c.challenger.as_str(),
+                c.challenger_rating,
+                c.rated,
+                c.minutes,
+                c.increment
+            ),
+            ("bottwo", Some(1500), true, 3, 0)
+        );
+        assert_eq!(c.challenger_color, Some(Color::Black));
+        assert_eq!(c.kind, "blitz");
+    }
+}
