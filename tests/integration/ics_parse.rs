@@ -9,7 +9,12 @@ use kibitzer::ics::{LineParser, ServerEvent, Style12};
 use proptest::prelude::*;
 
 fn events(file: &str) -> Vec<ServerEvent> {
-    let bytes = std::fs::read(data(&format!("ics/{file}"))).unwrap();
+    events_of(&data(&format!("ics/{file}")))
+}
+
+/// The events of a transcript file, through our codec and parser.
+fn events_of(path: &std::path::Path) -> Vec<ServerEvent> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut p = LineParser::new();
     decode_all(&bytes, 16 * 1024)
         .into_iter()
@@ -300,19 +305,11 @@ fn move_list_times_are_read() {
 /// Events from a transcript recorded on the real lasker server for issue 13
 /// (`tests/data/ics-lasker/`).
 fn lasker_events(file: &str) -> Vec<ServerEvent> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/ics-lasker")
-        .join(file);
-    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut p = LineParser::new();
-    decode_all(&bytes, 16 * 1024)
-        .into_iter()
-        .map(|i| match i {
-            IcsItem::Line(l) => p.line(&l),
-            IcsItem::Prompt(t) => p.prompt(&t),
-            _ => ServerEvent::Unknown(String::new()),
-        })
-        .collect()
+    events_of(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/ics-lasker")
+            .join(file),
+    )
 }
 
 #[test]
