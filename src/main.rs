@@ -164,6 +164,95 @@ enum Command {
         #[command(subcommand)]
         action: BooksAction,
     },
+    /// The evaluation tuner: extract training positions, fit the weights.
+    Tune {
+        #[command(subcommand)]
+        action: TuneAction,
+    },
+    /// Games of the engine against itself at a node budget (tuning data), as PGN.
+    Selfplay {
+        /// Number of games (openings are played in pairs).
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Nodes per move (jittered by +-20 %).
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Output PGN file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
+        #[arg(long)]
+        openings: Option<std::path::PathBuf>,
+        /// Random plies from the start position when no openings file is given.
+        #[arg(long, default_value_t = 8)]
+        random_plies: usize,
+        /// Games played at once (one search thread each).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Seed for openings and budgets.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Hash per game in MB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
+}
+
+#[derive(Subcommand)]
+enum TuneAction {
+    /// Quiet training positions from games with results, one `<FEN> | <result>` a line.
+    Extract {
+        /// PGN files (games without a result are skipped).
+        #[arg(required = true)]
+        pgn: Vec<std::path::PathBuf>,
+        /// Output file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Plies skipped at the start of each game.
+        #[arg(long, default_value_t = 16)]
+        skip: usize,
+        /// Positions sampled per game at most.
+        #[arg(long, default_value_t = 10)]
+        per_game: usize,
+        /// Sampling seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Fit K, then every weight by Adam; print the error per epoch.
+    Run {
+        /// Positions files from `tune extract`.
+        #[arg(required = true)]
+        positions: Vec<std::path::PathBuf>,
+        /// Epochs to run (more after a resume).
+        #[arg(long, default_value_t = 500)]
+        epochs: u64,
+        /// Adam's step size in centipawns.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Use this K instead of fitting it.
+        #[arg(long)]
+        k: Option<f64>,
+        /// Checkpoint: resumed from when it exists, saved as the run goes.
+        #[arg(long)]
+        state: Option<std::path::PathBuf>,
+        /// Save the checkpoint every this many epochs.
+        #[arg(long, default_value_t = 10)]
+        save_every: u64,
+        /// Print the error every this many epochs.
+        #[arg(long, default_value_t = 10)]
+        report_every: u64,
+        /// Threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Write the tuned weights to this file (src/eval/weights.rs).
+        #[arg(long)]
+        write: Option<std::path::PathBuf>,
+    },
+    /// Write the compiled-in weights in the tuner's layout (e.g. to diff a tuning).
+    Write {
+        /// Output file.
+        out: std::path::PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -238,6 +327,90 @@ enum BooksAction {
         #[arg(long, value_name = "FILE", default_value = "books.bin")]
         out: std::path::PathBuf,
     },
+}
+
+/// `kibitzer tune ...`.
+fn tune(action: TuneAction, out: &mut dyn Write) -> Result<()> {
+    use kibitzer::tools::tune;
+    match action {
+        TuneAction::Extract {
+            pgn,
+            out: path,
+            skip,
+            per_game,
+            seed,
+        } => {
+            let opts = tune::extract::ExtractOptions {
+                skip_plies: skip,
+                per_game,
+                seed,
+            };
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let stats = tune::extract::extract(&pgn, &path, &opts, &mut |g| {
+                if tty {
+                    eprint!("\r{g} games\x1b[K");
+                }
+            })?;
+            if tty {
+                eprintln!();
+            }
+            let mut total = 0;
+            for (src, s) in &stats {
+                writeln!(
+                    out,
+                    "{}: {} games ({} skipped), {} positions sampled, {} in check, {} duplicates, {} written",
+                    src.display(),
+                    s.games,
+                    s.games_skipped,
+                    s.sampled,
+                    s.in_check,
+                    s.duplicates,
+                    s.written
+                )?;
+                total += s.written;
+            }
+            writeln!(out, "{total} positions written to {}", path.display())?;
+        }
+        TuneAction::Run {
+            positions,
+            epochs,
+            rate,
+            k,
+            state,
+            save_every,
+            report_every,
+            threads,
+            write,
+        } => {
+            if !(rate.is_finite() && rate > 0.0) {
+                anyhow::bail!("--rate {rate}: must be a positive number of centipawns");
+            }
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let opts = tune::RunOptions {
+                positions,
+                epochs,
+                adam: tune::fit::Adam {
+                    rate,
+                    ..Default::default()
+                },
+                k,
+                state,
+                save_every,
+                report_every,
+                threads,
+                write,
+            };
+            tune::run(&opts, out)?;
+        }
+        TuneAction::Write { out: path } => {
+            let origin = tune::write::origin_of(kibitzer::eval::params::SOURCE)
+                .unwrap_or_else(|| "Origin: the weights compiled into this kibitzer.".into());
+            tune::write_weights(&path, &kibitzer::eval::params::current(), &origin)?;
+            writeln!(out, "wrote {}", path.display())?;
+        }
+    }
+    Ok(())
 }
 
 /// `kibitzer book create` / `books create` with a progress line on a terminal.
@@ -542,6 +715,48 @@ fn run() -> Result<()> {
         Command::Books {
             action: BooksAction::Create { pgn, maxply, out },
         } => create(&pgn, &out, &kibitzer::book::CreateOptions::steering(maxply))?,
+        Command::Tune { action } => tune(action, &mut out)?,
+        Command::Selfplay {
+            games,
+            nodes,
+            out: path,
+            openings,
+            random_plies,
+            threads,
+            seed,
+            hash,
+        } => {
+            use kibitzer::tools::selfplay::{selfplay, SelfplayOptions};
+            let opts = SelfplayOptions {
+                games,
+                nodes,
+                openings,
+                random_plies,
+                threads,
+                seed,
+                hash_mb: hash,
+            };
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let stats = selfplay(&opts, &path, &|s| {
+                if tty {
+                    eprint!("\r{}/{} games\x1b[K", s.games, games);
+                }
+            })?;
+            if tty {
+                eprintln!();
+            }
+            writeln!(
+                out,
+                "{} games to {}: +{} -{} ={} (White's view), {} adjudicated, {} plies",
+                stats.games,
+                path.display(),
+                stats.white_wins,
+                stats.black_wins,
+                stats.draws,
+                stats.adjudicated,
+                stats.plies
+            )?;
+        }
     }
     out.flush()?;
     Ok(())

@@ -3,8 +3,8 @@
 //! applied), their difference tapered to one number from White's point of view, and
 //! the phase, the drawish-ending scale and the final score.
 
+use super::constants::PHASE_MAX;
 use super::score::S;
-use super::weights::PHASE_MAX;
 use super::{EvalParams, SCALE_MAX};
 use crate::chess::Color;
 use std::fmt;

@@ -4,8 +4,8 @@
 //! rook pawn with the defending king in the corner, opposite-coloured bishops, one
 //! pawn up with equal pieces.
 
+use super::constants::PIECE_VALUES;
 use super::tables::*;
-use super::weights::PIECE_VALUES;
 use crate::chess::{Bitboard, Board, Color, PieceType, Square};
 
 pub const SCALE_MAX: i32 = 128;

@@ -15,28 +15,46 @@
 //! the two are subtracted, so the evaluation is exactly colour-symmetric.
 
 mod breakdown;
+mod constants;
 mod endgame;
+pub mod params;
 mod pawns;
+mod psqt;
 mod score;
 mod tables;
-mod weights;
+pub mod trace;
+pub mod weights;
 
 #[cfg(test)]
 mod tests;
 
 pub use breakdown::{Breakdown, Term, TermRow, NUM_TERMS, TERM_NAMES};
+pub use constants::{PHASE_MAX, PIECE_VALUES};
 pub use endgame::SCALE_MAX;
 pub use score::{s, S};
-pub use weights::{PHASE_MAX, PIECE_VALUES};
 
 use crate::chess::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
 use crate::chess::{Bitboard, Board, CastleRights, Color, PieceType};
+use constants::*;
 use endgame::Material;
+use params::{ix, PSQT_IX, TROPISM_IX};
 use pawns::PawnTable;
+use psqt::psqt;
 use tables::*;
+use trace::{EvalTrace, NoTrace, Tracer};
 use weights::*;
+
+/// Tropism tables by piece type (pawn and king have none).
+const TROPISM: [[S; 8]; 6] = [
+    [S::ZERO; 8],
+    TROPISM_KNIGHT,
+    TROPISM_BISHOP,
+    TROPISM_ROOK,
+    TROPISM_QUEEN,
+    [S::ZERO; 8],
+];
 
 /// The largest value `evaluate` returns in either direction (well inside mate scores).
 pub const MAX_EVAL: i32 = 10_000;
@@ -151,7 +169,7 @@ impl EvalParams {
             for row in KING_DANGER.chunks(16) {
                 let line: Vec<String> = row
                     .iter()
-                    .map(|&v| format!("{:4}", v * pct / 100))
+                    .map(|&v| format!("{:4}", v.mg * pct / 100))
                     .collect();
                 let _ = writeln!(out, " {}", line.join(""));
             }
@@ -231,7 +249,7 @@ impl Evaluator {
     #[inline]
     pub fn evaluate(&mut self, board: &Board) -> i32 {
         let mut t = [[S::ZERO; 2]; NUM_TERMS];
-        let sum = self.compute(board, &mut t);
+        let sum = self.compute(board, &mut t, &mut NoTrace);
         match board.side_to_move() {
             Color::White => sum.white,
             Color::Black => -sum.white,
@@ -241,7 +259,7 @@ impl Evaluator {
     /// The evaluation term by term (for `score`).
     pub fn breakdown(&mut self, board: &Board) -> Breakdown {
         let mut t = [[S::ZERO; 2]; NUM_TERMS];
-        let sum = self.compute(board, &mut t);
+        let sum = self.compute(board, &mut t, &mut NoTrace);
         Breakdown::new(
             &t,
             sum.phase,
@@ -254,11 +272,33 @@ impl Evaluator {
         )
     }
 
+    /// The tuner's trace of the position (see `trace.rs`): which weights fired how
+    /// often, with the phase and scale. Exact for the default knobs.
+    pub fn trace(&mut self, board: &Board) -> EvalTrace {
+        let mut t = [[S::ZERO; 2]; NUM_TERMS];
+        let mut tr = EvalTrace::default();
+        let sum = self.compute(board, &mut t, &mut tr);
+        tr.phase = sum.phase;
+        tr.scale = sum.scale;
+        tr
+    }
+
     /// Fills `t` with every term (knobs applied) for both sides, each from its own
     /// point of view, and returns the combined score from White's point of view.
-    fn compute(&mut self, board: &Board, t: &mut Terms) -> Summary {
+    /// Every weight used is reported to `tr`.
+    fn compute<T: Tracer>(&mut self, board: &Board, t: &mut Terms, tr: &mut T) -> Summary {
         use PieceType::*;
         let entry = self.pawns.probe(board);
+        if T::ON {
+            // The pawn hash keeps scores only: recompute its weights for the trace.
+            let w = board.pieces(Color::White, Pawn);
+            let b = board.pieces(Color::Black, Pawn);
+            for (c, us, them) in [(Color::White, w, b), (Color::Black, b, w)] {
+                pawns::structure(c, us, them, tr);
+                let castle = pawns::castle_bits(board, c);
+                pawns::shelter(c, board.king_square(c), castle, us, them, tr);
+            }
+        }
         let occ = board.occupied();
         let stm = board.side_to_move();
         let mat = [
@@ -302,13 +342,20 @@ impl Evaluator {
                 .zip(mat[ci].count)
                 .fold(S::ZERO, |acc, (&v, n)| acc + v * n as i32);
             add(t, Term::Material, c, material);
+            if T::ON {
+                for (k, &n) in mat[ci].count.iter().enumerate() {
+                    tr.add(c, ix::MATERIAL + k, n as i32);
+                }
+            }
 
             let mut psq = psqt(c, King.index(), ksq[ci]);
+            tr.add(c, psq_ix(ci, King, ksq[ci]), 1);
             for sq in own_pawns {
                 psq += psqt(c, Pawn.index(), sq);
+                tr.add(c, psq_ix(ci, Pawn, sq), 1);
             }
             let mut mobility = S::ZERO;
-            let mut tropism = 0;
+            let mut tropism = S::ZERO;
             let mut knights = S::ZERO;
             let mut bishops = S::ZERO;
             let mut rooks = S::ZERO;
@@ -325,62 +372,84 @@ impl Evaluator {
 
             for sq in board.pieces(c, Knight) {
                 psq += psqt(c, Knight.index(), sq);
+                tr.add(c, psq_ix(ci, Knight, sq), 1);
                 let a = knight_attacks(sq);
                 att_by[ci][Knight.index()] |= a;
-                mobility += MOB_KNIGHT[(a & mob_area).count() as usize];
+                let mob = (a & mob_area).count() as usize;
+                mobility += MOB_KNIGHT[mob];
+                tr.add(c, ix::MOB_KNIGHT + mob, 1);
                 king_hit(a, Knight);
-                tropism += TROPISM[Knight.index()][distance(sq, their_king) as usize];
+                let d = distance(sq, their_king) as usize;
+                tropism += TROPISM[Knight.index()][d];
+                tr.add(c, TROPISM_IX[Knight.index()] + d, 1);
                 if outpost_ranks.contains(sq) && !entry.spans[ti].contains(sq) {
-                    knights += if entry.attacks[ci].contains(sq) {
-                        KNIGHT_OUTPOST_SUPPORTED
+                    if entry.attacks[ci].contains(sq) {
+                        knights += KNIGHT_OUTPOST_SUPPORTED;
+                        tr.add(c, ix::KNIGHT_OUTPOST_SUPPORTED, 1);
                     } else {
-                        KNIGHT_OUTPOST
-                    };
+                        knights += KNIGHT_OUTPOST;
+                        tr.add(c, ix::KNIGHT_OUTPOST, 1);
+                    }
                 }
             }
 
             let own_bishops = board.pieces(c, Bishop);
             for sq in own_bishops {
                 psq += psqt(c, Bishop.index(), sq);
+                tr.add(c, psq_ix(ci, Bishop, sq), 1);
                 let a = bishop_attacks(sq, occ);
                 att_by[ci][Bishop.index()] |= a;
-                mobility += MOB_BISHOP[(a & mob_area).count() as usize];
+                let mob = (a & mob_area).count() as usize;
+                mobility += MOB_BISHOP[mob];
+                tr.add(c, ix::MOB_BISHOP + mob, 1);
                 king_hit(a, Bishop);
-                tropism += TROPISM[Bishop.index()][distance(sq, their_king) as usize];
+                let d = distance(sq, their_king) as usize;
+                tropism += TROPISM[Bishop.index()][d];
+                tr.add(c, TROPISM_IX[Bishop.index()] + d, 1);
                 if outpost_ranks.contains(sq)
                     && !entry.spans[ti].contains(sq)
                     && entry.attacks[ci].contains(sq)
                 {
                     bishops += BISHOP_OUTPOST_SUPPORTED;
+                    tr.add(c, ix::BISHOP_OUTPOST_SUPPORTED, 1);
                 }
                 let same_colour = if sq.is_dark() {
                     Bitboard::DARK_SQUARES
                 } else {
                     Bitboard::LIGHT_SQUARES
                 };
-                blocked += BAD_BISHOP_PAWN * (blocked_pawns & same_colour).count() as i32;
+                let bad = (blocked_pawns & same_colour).count() as i32;
+                blocked += BAD_BISHOP_PAWN * bad;
+                tr.add(c, ix::BAD_BISHOP_PAWN, bad);
             }
             if (own_bishops & Bitboard::DARK_SQUARES).not_empty()
                 && (own_bishops & Bitboard::LIGHT_SQUARES).not_empty()
             {
                 bishops += BISHOP_PAIR;
+                tr.add(c, ix::BISHOP_PAIR, 1);
             }
 
             for sq in board.pieces(c, Rook) {
                 psq += psqt(c, Rook.index(), sq);
+                tr.add(c, psq_ix(ci, Rook, sq), 1);
                 let a = rook_attacks(sq, occ);
                 att_by[ci][Rook.index()] |= a;
                 let mob = (a & mob_area).count();
                 mobility += MOB_ROOK[mob as usize];
+                tr.add(c, ix::MOB_ROOK + mob as usize, 1);
                 king_hit(a, Rook);
-                tropism += TROPISM[Rook.index()][distance(sq, their_king) as usize];
+                let d = distance(sq, their_king) as usize;
+                tropism += TROPISM[Rook.index()][d];
+                tr.add(c, TROPISM_IX[Rook.index()] + d, 1);
                 let f = sq.file().index();
                 if entry.half_open[ci] & (1 << f) != 0 {
-                    rooks += if entry.half_open[ti] & (1 << f) != 0 {
-                        ROOK_OPEN_FILE
+                    if entry.half_open[ti] & (1 << f) != 0 {
+                        rooks += ROOK_OPEN_FILE;
+                        tr.add(c, ix::ROOK_OPEN_FILE, 1);
                     } else {
-                        ROOK_HALF_OPEN_FILE
-                    };
+                        rooks += ROOK_HALF_OPEN_FILE;
+                        tr.add(c, ix::ROOK_HALF_OPEN_FILE, 1);
+                    }
                 }
                 let r = rel_rank(c, sq);
                 if r == 6
@@ -388,6 +457,7 @@ impl Evaluator {
                         || (their_pawns & rank_bb(sq.rank().index())).not_empty())
                 {
                     rooks += ROOK_SEVENTH;
+                    tr.add(c, ix::ROOK_SEVENTH, 1);
                 }
                 if mob <= 3 && r == 0 && rel_rank(c, ksq[ci]) == 0 {
                     // Shut in by its own king, which can no longer castle that way.
@@ -397,17 +467,23 @@ impl Evaluator {
                         || (kf <= 3 && f < kf && !rights.has(CastleRights::queen_side(c)))
                     {
                         rooks += ROOK_TRAPPED;
+                        tr.add(c, ix::ROOK_TRAPPED, 1);
                     }
                 }
             }
 
             for sq in board.pieces(c, Queen) {
                 psq += psqt(c, Queen.index(), sq);
+                tr.add(c, psq_ix(ci, Queen, sq), 1);
                 let a = queen_attacks(sq, occ);
                 att_by[ci][Queen.index()] |= a;
-                mobility += MOB_QUEEN[(a & mob_area).count() as usize];
+                let mob = (a & mob_area).count() as usize;
+                mobility += MOB_QUEEN[mob];
+                tr.add(c, ix::MOB_QUEEN + mob, 1);
                 king_hit(a, Queen);
-                tropism += TROPISM[Queen.index()][distance(sq, their_king) as usize];
+                let d = distance(sq, their_king) as usize;
+                tropism += TROPISM[Queen.index()][d];
+                tr.add(c, TROPISM_IX[Queen.index()] + d, 1);
             }
 
             att_by[ci][Pawn.index()] = entry.attacks[ci];
@@ -418,13 +494,16 @@ impl Evaluator {
             let center = file_bb(3) | file_bb(4);
             let second = rank_bb(if c == Color::White { 1 } else { 6 });
             let third = rank_bb(if c == Color::White { 2 } else { 5 });
-            blocked += BLOCKED_CENTER_PAWN * (blocked_pawns & center & second).count() as i32;
-            blocked += BLOCKED_CENTER_PAWN_3 * (blocked_pawns & center & third).count() as i32;
+            let n2 = (blocked_pawns & center & second).count() as i32;
+            let n3 = (blocked_pawns & center & third).count() as i32;
+            blocked += BLOCKED_CENTER_PAWN * n2 + BLOCKED_CENTER_PAWN_3 * n3;
+            tr.add(c, ix::BLOCKED_CENTER_PAWN, n2);
+            tr.add(c, ix::BLOCKED_CENTER_PAWN_3, n3);
 
             add(t, Term::PieceSquares, c, psq);
             add(t, Term::Pawns, c, entry.score[ci]);
             add(t, Term::Mobility, c, mobility);
-            add(t, Term::Tropism, c, s(tropism, 0));
+            add(t, Term::Tropism, c, tropism);
             add(t, Term::Knights, c, knights);
             add(t, Term::Bishops, c, bishops);
             add(t, Term::Rooks, c, rooks);
@@ -462,19 +541,24 @@ impl Evaluator {
                 if mat[ti].count[Queen.index()] == 0 {
                     units /= 2;
                 }
-                let d = KING_DANGER[(units.max(0) as usize).min(KING_DANGER_SIZE - 1)];
-                ks -= s(d, d / 8);
+                let u = (units.max(0) as usize).min(KING_DANGER_SIZE - 1);
+                ks -= KING_DANGER[u];
+                tr.add(c, ix::KING_DANGER + u, -1);
             }
             add(t, Term::KingSafety, c, ks);
 
             // Threats by c against them.
             let their_pieces = board.color_bb(them) & !board.kind_bb(Pawn) & !board.kind_bb(King);
             let majors = board.color_bb(them) & (board.kind_bb(Rook) | board.kind_bb(Queen));
-            let mut threats = THREAT_BY_PAWN * (their_pieces & entry.attacks[ci]).count() as i32;
-            threats += THREAT_MINOR_ON_MAJOR
-                * ((att_by[ci][Knight.index()] | att_by[ci][Bishop.index()]) & majors).count()
-                    as i32;
-            threats += HANGING * (their_pieces & att_all[ci] & !att_all[ti]).count() as i32;
+            let by_pawn = (their_pieces & entry.attacks[ci]).count() as i32;
+            let minors = att_by[ci][Knight.index()] | att_by[ci][Bishop.index()];
+            let on_major = (minors & majors).count() as i32;
+            let hanging = (their_pieces & att_all[ci] & !att_all[ti]).count() as i32;
+            let threats =
+                THREAT_BY_PAWN * by_pawn + THREAT_MINOR_ON_MAJOR * on_major + HANGING * hanging;
+            tr.add(c, ix::THREAT_BY_PAWN, by_pawn);
+            tr.add(c, ix::THREAT_MINOR_ON_MAJOR, on_major);
+            tr.add(c, ix::HANGING, hanging);
             add(t, Term::Threats, c, threats);
 
             // Passed pawns.
@@ -482,22 +566,26 @@ impl Evaluator {
             let mut passed = S::ZERO;
             for sq in passers {
                 let r = rel_rank(c, sq);
-                let rf = PASSED_RANK_FACTOR[r];
                 let block = push_square(c, sq);
                 let path = forward_file(c, sq);
                 passed += PASSED[r];
-                if rf > 0 {
-                    passed.eg +=
-                        rf * (distance(ksq[ti], block).min(5) * 3 - distance(k, block).min(5));
-                    let unsafe_path = path & (board.color_bb(them) | att_all[ti]);
-                    if unsafe_path.is_empty() {
-                        passed += s(rf * 2, rf * 6);
-                    } else if !unsafe_path.contains(block) {
-                        passed += s(rf, rf * 3);
-                    }
+                tr.add(c, ix::PASSED + r, 1);
+                let theirs = distance(ksq[ti], block).min(5);
+                let own = distance(k, block).min(5);
+                passed += PASSED_KING_THEIRS[r] * theirs + PASSED_KING_OWN[r] * own;
+                tr.add(c, ix::PASSED_KING_THEIRS + r, theirs);
+                tr.add(c, ix::PASSED_KING_OWN + r, own);
+                let unsafe_path = path & (board.color_bb(them) | att_all[ti]);
+                if unsafe_path.is_empty() {
+                    passed += PASSED_FREE_PATH[r];
+                    tr.add(c, ix::PASSED_FREE_PATH + r, 1);
+                } else if !unsafe_path.contains(block) {
+                    passed += PASSED_SAFE_PUSH[r];
+                    tr.add(c, ix::PASSED_SAFE_PUSH + r, 1);
                 }
                 if (passers & king_attacks(sq) & adjacent_files(sq.file().index())).not_empty() {
-                    passed += s(4 + rf * 3, 8 + rf * 6);
+                    passed += PASSED_CONNECTED[r];
+                    tr.add(c, ix::PASSED_CONNECTED + r, 1);
                 }
                 if mat[ti].npm == 0 && (path & occ).is_empty() {
                     let promo = match c {
@@ -516,6 +604,7 @@ impl Evaluator {
             // Driving a bare king into the corner.
             let mop = endgame::mop_up(board, c, &mat);
             add(t, Term::MopUp, c, s(0, mop));
+            tr.constant(c, s(0, mop));
         }
         // A pawn race: only the side that queens first keeps its bonus.
         let winner = match unstoppable {
@@ -533,9 +622,11 @@ impl Evaluator {
         };
         if let Some((c, moves)) = winner {
             add(t, Term::PassedPawns, c, s(0, UNSTOPPABLE - 10 * moves));
+            tr.constant(c, s(0, UNSTOPPABLE - 10 * moves));
         }
 
         add(t, Term::Tempo, stm, TEMPO);
+        tr.add(stm, ix::TEMPO, 1);
 
         // Knobs.
         let p = &self.params;
@@ -574,6 +665,12 @@ impl Evaluator {
             white,
         }
     }
+}
+
+/// Flat index of the piece-square weight of a `kind` of colour index `ci` on `sq`.
+#[inline(always)]
+fn psq_ix(ci: usize, kind: PieceType, sq: crate::chess::Square) -> usize {
+    PSQT_IX[kind.index()] + params::psqt_index(ci, sq.index())
 }
 
 impl Default for Evaluator {

@@ -6,8 +6,10 @@
 //! expensive part is recomputed only when the king moves. The table belongs to one
 //! `Evaluator` (one per search thread), so no locking.
 
+use super::params::ix;
 use super::score::S;
 use super::tables::*;
+use super::trace::{NoTrace, Tracer};
 use super::weights::*;
 use crate::chess::attacks::{pawn_attacks, pawn_attacks_bb};
 use crate::chess::{Bitboard, Board, CastleRights, Color, PieceType, Square};
@@ -54,7 +56,7 @@ impl PawnEntry {
             shelter: [0; 2],
         };
         for c in Color::ALL {
-            let (score, passed) = structure(c, pawns[c.index()], pawns[(!c).index()]);
+            let (score, passed) = structure(c, pawns[c.index()], pawns[(!c).index()], &mut NoTrace);
             e.score[c.index()] = score;
             e.passed[c.index()] = passed;
             let mut half_open = 0u8;
@@ -70,8 +72,8 @@ impl PawnEntry {
 }
 
 /// Structure score of `c`'s pawns `us` against the enemy pawns `them`, and the set of
-/// `c`'s passed pawns.
-fn structure(c: Color, us: Bitboard, them: Bitboard) -> (S, Bitboard) {
+/// `c`'s passed pawns; each weight used is reported to `tr`.
+pub fn structure<T: Tracer>(c: Color, us: Bitboard, them: Bitboard, tr: &mut T) -> (S, Bitboard) {
     let mut score = S::ZERO;
     let mut passed = Bitboard::EMPTY;
     let their_attacks = pawn_attacks_bb(!c, them);
@@ -87,14 +89,17 @@ fn structure(c: Color, us: Bitboard, them: Bitboard) -> (S, Bitboard) {
 
         if (us & front).not_empty() {
             score += DOUBLED;
+            tr.add(c, ix::DOUBLED, 1);
         }
         if is_passed {
             passed = passed.with(sq);
         }
         if neighbours.is_empty() {
             score += ISOLATED;
+            tr.add(c, ix::ISOLATED, 1);
             if !opposed {
                 score += ISOLATED_OPEN;
+                tr.add(c, ix::ISOLATED_OPEN, 1);
             }
         } else if !is_passed {
             // Backward: no neighbour level with or behind it, and its stop square is
@@ -103,19 +108,19 @@ fn structure(c: Color, us: Bitboard, them: Bitboard) -> (S, Bitboard) {
             let behind = neighbours & ranks_up_to(c, r);
             if behind.is_empty() && (their_attacks | them).contains(stop) {
                 score += BACKWARD;
+                tr.add(c, ix::BACKWARD, 1);
                 if !opposed {
                     score += BACKWARD_OPEN;
+                    tr.add(c, ix::BACKWARD_OPEN, 1);
                 }
             }
         }
         if supported.not_empty() || phalanx.not_empty() {
-            let bonus = CONNECTED[r];
-            score += bonus;
+            score += CONNECTED[r];
+            tr.add(c, ix::CONNECTED + r, 1);
             if phalanx.not_empty() {
-                score += S {
-                    mg: bonus.mg / 2,
-                    eg: bonus.eg / 2,
-                };
+                score += PHALANX[r];
+                tr.add(c, ix::PHALANX + r, 1);
             }
         }
         if !is_passed && !opposed {
@@ -126,14 +131,16 @@ fn structure(c: Color, us: Bitboard, them: Bitboard) -> (S, Bitboard) {
             let helpers = neighbours & ranks_up_to(c, r);
             if helpers.count() >= sentries.count() {
                 score += CANDIDATE[r];
+                tr.add(c, ix::CANDIDATE + r, 1);
             }
         }
     }
     (score, passed)
 }
 
-/// Shelter and storm for `c`'s king on `ksq` (middle game, from `c`'s view).
-fn shelter_at(c: Color, ksq: Square, us: Bitboard, them: Bitboard) -> i32 {
+/// Shelter and storm for `c`'s king on `ksq` (middle game, from `c`'s view); each
+/// weight used is reported to `tr`.
+fn shelter_at<T: Tracer>(c: Color, ksq: Square, us: Bitboard, them: Bitboard, tr: &mut T) -> i32 {
     let kr = rel_rank(c, ksq);
     let kf = ksq.file().index();
     let center = kf.clamp(1, 6);
@@ -148,23 +155,30 @@ fn shelter_at(c: Color, ksq: Square, us: Bitboard, them: Bitboard) -> i32 {
             Some(nearest(c, ours))
         };
         match our_rank {
-            Some(r) => score += SHIELD[(r - kr).min(4)],
+            Some(r) => {
+                score += SHIELD[(r - kr).min(4)];
+                tr.add(c, ix::SHIELD + (r - kr).min(4), 1);
+            }
             None => {
                 score += SHIELD[5];
+                tr.add(c, ix::SHIELD + 5, 1);
                 if f == kf {
                     score += SHIELD_OPEN_KING_FILE;
+                    tr.add(c, ix::SHIELD_OPEN_KING_FILE, 1);
                 }
             }
         }
         if theirs.not_empty() {
-            let tr = nearest(c, theirs);
-            let dist = (tr - kr).min(7);
-            let blocked = our_rank.is_some_and(|r| r + 1 == tr);
-            score += if blocked {
-                STORM_BLOCKED[dist]
+            let their_rank = nearest(c, theirs);
+            let dist = (their_rank - kr).min(7);
+            let blocked = our_rank.is_some_and(|r| r + 1 == their_rank);
+            if blocked {
+                score += STORM_BLOCKED[dist];
+                tr.add(c, ix::STORM_BLOCKED + dist, 1);
             } else {
-                STORM[dist]
-            };
+                score += STORM[dist];
+                tr.add(c, ix::STORM + dist, 1);
+            }
         }
     }
     score
@@ -180,16 +194,37 @@ fn nearest(c: Color, set: Bitboard) -> usize {
 }
 
 /// A king's shelter, taking the better of where it stands and where it could still
-/// castle to.
-fn shelter(c: Color, ksq: Square, castle: u8, us: Bitboard, them: Bitboard) -> i32 {
-    let mut best = shelter_at(c, ksq, us, them);
-    if castle & 1 != 0 {
-        best = best.max(shelter_at(c, Square::G1.relative(c), us, them));
+/// castle to (`castle`: bit 0 king side, bit 1 queen side); the weights of the square
+/// chosen are reported to `tr`.
+pub fn shelter<T: Tracer>(
+    c: Color,
+    ksq: Square,
+    castle: u8,
+    us: Bitboard,
+    them: Bitboard,
+    tr: &mut T,
+) -> i32 {
+    let mut best = (shelter_at(c, ksq, us, them, &mut NoTrace), ksq);
+    for (bit, sq) in [(1, Square::G1), (2, Square::C1)] {
+        if castle & bit != 0 {
+            let sq = sq.relative(c);
+            let v = shelter_at(c, sq, us, them, &mut NoTrace);
+            if v > best.0 {
+                best = (v, sq);
+            }
+        }
     }
-    if castle & 2 != 0 {
-        best = best.max(shelter_at(c, Square::C1.relative(c), us, them));
+    if T::ON {
+        shelter_at(c, best.1, us, them, tr);
     }
-    best
+    best.0
+}
+
+/// The castling bits `shelter` takes for side `c`.
+pub fn castle_bits(board: &Board, c: Color) -> u8 {
+    let rights = board.castling();
+    u8::from(rights.has(CastleRights::king_side(c)))
+        | (u8::from(rights.has(CastleRights::queen_side(c))) << 1)
 }
 
 /// The pawn/king hash: a power-of-two array of entries, always replaced.
@@ -235,18 +270,16 @@ impl PawnTable {
         if e.key != key {
             *e = PawnEntry::compute(key, white, black);
         }
-        let rights = board.castling();
         for c in Color::ALL {
             let ksq = board.king_square(c);
-            let castle = u8::from(rights.has(CastleRights::king_side(c)))
-                | (u8::from(rights.has(CastleRights::queen_side(c))) << 1);
+            let castle = castle_bits(board, c);
             let skey = ksq as u16 | (u16::from(castle) << 6);
             if e.shelter_key[c.index()] != skey {
                 let (us, them) = match c {
                     Color::White => (white, black),
                     Color::Black => (black, white),
                 };
-                e.shelter[c.index()] = shelter(c, ksq, castle, us, them);
+                e.shelter[c.index()] = shelter(c, ksq, castle, us, them, &mut NoTrace);
                 e.shelter_key[c.index()] = skey;
             }
         }

@@ -510,3 +510,45 @@ fn show_breakdown() {
         }
     }
 }
+
+// ----- the tuner's trace --------------------------------------------------------------
+
+#[test]
+fn trace_reproduces_the_evaluation_exactly() {
+    let w = params::current();
+    assert_eq!(w.len(), params::NUM_PARAMS);
+    let mut ev = Evaluator::new(1 << 20);
+    let boards = all_boards();
+    assert!(boards.len() >= 3000, "only {} positions", boards.len());
+    for b in &boards {
+        let v = ev.evaluate(b);
+        let white = if b.side_to_move() == Color::White {
+            v
+        } else {
+            -v
+        };
+        let tr = ev.trace(b);
+        assert_eq!(tr.evaluate(&w), white, "{}", b.to_fen());
+    }
+}
+
+#[test]
+fn trace_counts_what_is_on_the_board() {
+    let mut ev = Evaluator::default();
+    // White has an extra knight on f3; Black's king has no shield pawns.
+    let b = Board::from_fen("4k3/8/8/8/8/5N2/PPP5/1K6 w - - 0 1").unwrap();
+    let tr = ev.trace(&b);
+    assert_eq!(tr.coef[params::ix::MATERIAL + 1], 1);
+    assert_eq!(tr.coef[params::ix::MATERIAL], 3);
+    // f3 is row 5 (rank 3) of White's diagram: index 5 * 8 + 5.
+    assert_eq!(tr.coef[params::ix::PSQT_KNIGHT + 45], 1);
+    assert_eq!(tr.coef[params::ix::TEMPO], 1);
+    // Each weight's trace moves the result by exactly its coefficient.
+    let mut w = params::current();
+    let before = tr.total(&w);
+    w[params::ix::PSQT_KNIGHT + 45] += s(7, 3);
+    assert_eq!(tr.total(&w), before + s(7, 3));
+    // Black to move: the tempo counts for Black.
+    let b = Board::from_fen("4k3/8/8/8/8/5N2/PPP5/1K6 b - - 0 1").unwrap();
+    assert_eq!(ev.trace(&b).coef[params::ix::TEMPO], -1);
+}

@@ -5,3 +5,5 @@ pub mod annotate;
 pub mod epdtest;
 pub mod perft;
 pub mod progress;
+pub mod selfplay;
+pub mod tune;
