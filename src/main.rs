@@ -232,6 +232,9 @@ enum TuneAction {
         /// Use this K instead of fitting it.
         #[arg(long)]
         k: Option<f64>,
+        /// L2 penalty per weight towards its starting value (per centipawn squared).
+        #[arg(long, default_value_t = 1e-8)]
+        l2: f64,
         /// Checkpoint: resumed from when it exists, saved as the run goes.
         #[arg(long)]
         state: Option<std::path::PathBuf>,
@@ -376,6 +379,7 @@ fn tune(action: TuneAction, out: &mut dyn Write) -> Result<()> {
             epochs,
             rate,
             k,
+            l2,
             state,
             save_every,
             report_every,
@@ -385,6 +389,9 @@ fn tune(action: TuneAction, out: &mut dyn Write) -> Result<()> {
             if !(rate.is_finite() && rate > 0.0) {
                 anyhow::bail!("--rate {rate}: must be a positive number of centipawns");
             }
+            if !(l2.is_finite() && l2 >= 0.0) {
+                anyhow::bail!("--l2 {l2}: must be zero or a positive number");
+            }
             let threads = threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let opts = tune::RunOptions {
@@ -392,6 +399,7 @@ fn tune(action: TuneAction, out: &mut dyn Write) -> Result<()> {
                 epochs,
                 adam: tune::fit::Adam {
                     rate,
+                    l2,
                     ..Default::default()
                 },
                 k,

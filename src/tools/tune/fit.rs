@@ -141,6 +141,8 @@ pub struct State {
     pub epoch: u64,
     pub k: f64,
     pub weights: Vec<[f64; 2]>,
+    /// Where the weights started (the L2 penalty's centre).
+    pub start: Vec<[f64; 2]>,
     m: Vec<[f64; 2]>,
     v: Vec<[f64; 2]>,
 }
@@ -152,6 +154,11 @@ pub struct Adam {
     pub rate: f64,
     pub beta1: f64,
     pub beta2: f64,
+    /// Weight of the penalty `l2 * (w - start)^2` added to the error per weight half:
+    /// it keeps weights that few positions use near their starting values, where the
+    /// data alone would fit noise, and settles the trade between material and the
+    /// piece-square tables' averages.
+    pub l2: f64,
 }
 
 impl Default for Adam {
@@ -160,6 +167,7 @@ impl Default for Adam {
             rate: 1.0,
             beta1: 0.9,
             beta2: 0.999,
+            l2: 0.0,
         }
     }
 }
@@ -171,6 +179,7 @@ impl State {
             k,
             m: vec![[0.0; 2]; weights.len()],
             v: vec![[0.0; 2]; weights.len()],
+            start: weights.clone(),
             weights,
         }
     }
@@ -188,7 +197,8 @@ impl State {
                 if !mask[i][h] {
                     continue;
                 }
-                let gi = g[i][h] / n;
+                let gi =
+                    2.0 * g[i][h] / n + 2.0 * adam.l2 * (self.weights[i][h] - self.start[i][h]);
                 self.m[i][h] = adam.beta1 * self.m[i][h] + (1.0 - adam.beta1) * gi;
                 self.v[i][h] = adam.beta2 * self.v[i][h] + (1.0 - adam.beta2) * gi * gi;
                 let mh = self.m[i][h] / c1;
@@ -202,16 +212,16 @@ impl State {
     pub fn save(&self, path: &Path) -> Result<()> {
         use std::fmt::Write;
         let mut s = String::new();
-        let _ = writeln!(s, "kibitzer-tune 1");
+        let _ = writeln!(s, "kibitzer-tune 2");
         let _ = writeln!(s, "params {}", self.weights.len());
         let _ = writeln!(s, "epoch {}", self.epoch);
         let _ = writeln!(s, "k {:e}", self.k);
         for i in 0..self.weights.len() {
-            let (w, m, v) = (self.weights[i], self.m[i], self.v[i]);
+            let (w, m, v, s0) = (self.weights[i], self.m[i], self.v[i], self.start[i]);
             let _ = writeln!(
                 s,
-                "{:e} {:e} {:e} {:e} {:e} {:e}",
-                w[0], w[1], m[0], m[1], v[0], v[1]
+                "{:e} {:e} {:e} {:e} {:e} {:e} {:e} {:e}",
+                w[0], w[1], m[0], m[1], v[0], v[1], s0[0], s0[1]
             );
         }
         let tmp = path.with_extension("tmp");
@@ -232,8 +242,8 @@ impl State {
                 _ => bail!("{} line {}: expected '{key} ...'", path.display(), n + 1),
             }
         };
-        if header("kibitzer-tune")? != "1" {
-            bail!("{}: not a version 1 checkpoint", path.display());
+        if header("kibitzer-tune")? != "2" {
+            bail!("{}: not a version 2 checkpoint", path.display());
         }
         let params: usize = header("params")?.parse().context("params")?;
         if params != NUM_PARAMS {
@@ -252,12 +262,13 @@ impl State {
                 .map(str::parse)
                 .collect::<Result<_, _>>()
                 .with_context(|| format!("{} line {}", path.display(), n + 1))?;
-            if v.len() != 6 || v.iter().any(|x| !x.is_finite()) {
-                bail!("{} line {}: expected six numbers", path.display(), n + 1);
+            if v.len() != 8 || v.iter().any(|x| !x.is_finite()) {
+                bail!("{} line {}: expected eight numbers", path.display(), n + 1);
             }
             st.weights.push([v[0], v[1]]);
             st.m.push([v[2], v[3]]);
             st.v.push([v[4], v[5]]);
+            st.start.push([v[6], v[7]]);
         }
         if st.weights.len() != params {
             bail!(

@@ -199,10 +199,11 @@ pub fn run(opts: &RunOptions, out: &mut dyn std::io::Write) -> Result<()> {
             })
             .collect();
         let origin = format!(
-            "Origin: produced by `kibitzer tune` ({} epochs of Adam, rate {}) from {} quiet\n\
-             positions ({}); K = {:.4}, mean squared error {:.6} -> {:.6}.",
+            "Origin: produced by `kibitzer tune` ({} epochs of Adam, rate {}, L2 {:e}) from {}\n\
+             quiet positions ({}); K = {:.4}, mean squared error {:.6} -> {:.6}.",
             state.epoch,
             opts.adam.rate,
+            opts.adam.l2,
             d.len(),
             sources.join(", "),
             state.k,
