@@ -338,6 +338,8 @@ where
     if let Err(problem) = web_listen(&o, web_token.is_some()) {
         let origin = match o.source("web.listen") {
             Some(Source::ConfigFile) => file.map(|f| f.display().to_string()).unwrap_or_default(),
+            Some(Source::Environment) => "environment variable KIBITZER_WEB_LISTEN".to_string(),
+            Some(Source::CommandLine) => "command line --set".to_string(),
             Some(s) => s.name().to_string(),
             None => String::new(),
         };

@@ -9,6 +9,8 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::{Registry, Unit};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use tokio::sync::watch;
 
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
@@ -19,9 +21,10 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    pub fn new(status: watch::Receiver<Status>) -> Metrics {
+    /// `clients`: the page's live feeds open.
+    pub fn new(status: watch::Receiver<Status>, clients: Arc<AtomicUsize>) -> Metrics {
         let mut registry = Registry::with_prefix("kibitzer");
-        registry.register_collector(Box::new(StatusCollector { status }));
+        registry.register_collector(Box::new(StatusCollector { status, clients }));
         Metrics { registry }
     }
 
@@ -36,6 +39,7 @@ impl Metrics {
 
 struct StatusCollector {
     status: watch::Receiver<Status>,
+    clients: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for StatusCollector {
@@ -232,6 +236,13 @@ impl Collector for StatusCollector {
             None,
             s.observed.len() as f64,
         )?;
+        gauge(
+            &mut enc,
+            "web_clients",
+            "live feeds of the status page open (WebSocket and event streams)",
+            None,
+            self.clients.load(Ordering::Relaxed) as f64,
+        )?;
         let uptime = crate::bot::status::unix_ms().saturating_sub(s.started_unix_ms);
         gauge(
             &mut enc,
@@ -265,9 +276,10 @@ mod tests {
             s.counters.tells_refused = 4;
             s.counters.time_forfeits_us = 1;
         });
-        let text = Metrics::new(tx.subscribe()).render();
+        let text = Metrics::new(tx.subscribe(), Arc::new(AtomicUsize::new(2))).render();
         for want in [
             "kibitzer_connected 1",
+            "kibitzer_web_clients 2",
             "kibitzer_reconnects_total 2",
             "kibitzer_games_total{result=\"win\",class=\"GM\"} 3",
             "kibitzer_time_forfeits_total{side=\"us\"} 1",

@@ -19,6 +19,7 @@
 mod api;
 mod metrics;
 mod page;
+mod ws;
 
 use crate::bot::status::Status;
 use crate::settings::Settings;
@@ -30,6 +31,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -95,6 +97,24 @@ struct Shared {
     cfg: WebConfig,
     status: watch::Receiver<Status>,
     metrics: metrics::Metrics,
+    /// Live feeds open (WebSocket and event streams).
+    clients: Arc<AtomicUsize>,
+}
+
+/// Counts a live feed while it exists.
+struct Feed(Arc<AtomicUsize>);
+
+impl Feed {
+    fn new(c: &Arc<AtomicUsize>) -> Feed {
+        c.fetch_add(1, Ordering::Relaxed);
+        Feed(Arc::clone(c))
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A running server; dropping it stops accepting (open streams end on their own).
@@ -125,10 +145,12 @@ pub async fn start(cfg: WebConfig, status: watch::Receiver<Status>) -> std::io::
     let addr = listener.local_addr()?;
     info!(%addr, token = cfg.token.is_some(), "status page listening");
     let sem = Arc::new(Semaphore::new(cfg.max_connections));
+    let clients = Arc::new(AtomicUsize::new(0));
     let shared = Arc::new(Shared {
-        metrics: metrics::Metrics::new(status.clone()),
+        metrics: metrics::Metrics::new(status.clone(), Arc::clone(&clients)),
         cfg,
         status,
+        clients,
     });
     let task = tokio::spawn(accept_loop(listener, sem, shared));
     Ok(WebServer { addr, task })
@@ -159,16 +181,19 @@ async fn accept_loop(listener: TcpListener, sem: Arc<Semaphore>, shared: Arc<Sha
         let sh = Arc::clone(&shared);
         let head_timeout = shared.cfg.head_timeout;
         tokio::spawn(async move {
-            let _permit = permit;
+            // Held by the connection and by a WebSocket it upgrades to.
+            let permit = Arc::new(permit);
             let svc = hyper::service::service_fn(move |req| {
                 let sh = Arc::clone(&sh);
-                async move { Ok::<_, Infallible>(answer(req, &sh).await) }
+                let permit = Arc::clone(&permit);
+                async move { Ok::<_, Infallible>(answer(req, &sh, permit).await) }
             });
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(head_timeout)
                 .max_buf_size(MAX_HEAD)
-                .serve_connection(TokioIo::new(sock), svc);
+                .serve_connection(TokioIo::new(sock), svc)
+                .with_upgrades();
             if let Err(e) = conn.await {
                 debug!(%peer, "status page connection: {e}");
             }
@@ -264,7 +289,11 @@ fn given_token<'a>(req: &'a Request<Incoming>, query: &'a [(String, String)]) ->
         .map(|(_, v)| v.as_str())
 }
 
-async fn answer(req: Request<Incoming>, sh: &Shared) -> Response<Body> {
+async fn answer(
+    req: Request<Incoming>,
+    sh: &Shared,
+    permit: Arc<tokio::sync::OwnedSemaphorePermit>,
+) -> Response<Body> {
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -321,6 +350,9 @@ async fn answer(req: Request<Incoming>, sh: &Shared) -> Response<Body> {
     let path = req.uri().path().to_string();
     if path == "/events" {
         return events(sh, token_query);
+    }
+    if path == "/ws" {
+        return websocket(req, sh, token_query, permit);
     }
     let work = async {
         match path.as_str() {
@@ -393,6 +425,35 @@ fn pgn(sh: &Shared, path: &str) -> Response<Body> {
     }
 }
 
+/// `/ws`: the upgrade, then the feed on a task of its own (holding the connection's
+/// place among `max_connections`).
+fn websocket(
+    req: Request<Incoming>,
+    sh: &Shared,
+    token_query: String,
+    permit: Arc<tokio::sync::OwnedSemaphorePermit>,
+) -> Response<Body> {
+    let answer = match ws::handshake(&req) {
+        Ok(a) => a,
+        Err((code, why)) => return text(code, why),
+    };
+    let rx = sh.status.clone();
+    let (min_interval, lifetime) = (sh.cfg.min_interval, sh.cfg.stream_lifetime);
+    let feed = Feed::new(&sh.clients);
+    tokio::spawn(async move {
+        let _permit = permit;
+        let _feed = feed;
+        match hyper::upgrade::on(req).await {
+            Ok(up) => {
+                let cache = page::SectionCache::new(token_query);
+                ws::serve(TokioIo::new(up), rx, cache, min_interval, lifetime).await;
+            }
+            Err(e) => debug!("status page: the WebSocket upgrade failed: {e}"),
+        }
+    });
+    answer.map(|()| full(Bytes::new()))
+}
+
 /// The event stream: the page's sections as they change, newest state only, at
 /// most one event per `min_interval`, a comment every 15 s to keep proxies open,
 /// ending after `stream_lifetime`.
@@ -404,8 +465,10 @@ fn events(sh: &Shared, token_query: String) -> Response<Body> {
         end: Instant,
         min_interval: Duration,
         cache: page::SectionCache,
+        _feed: Feed,
     }
     let st = Stream {
+        _feed: Feed::new(&sh.clients),
         rx: sh.status.clone(),
         first: true,
         last_sent: Instant::now(),

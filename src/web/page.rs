@@ -506,9 +506,10 @@ var s=lat.slice().sort(function(a,b){return a-b;});var p=document.getElementById
 p.setAttribute('data-n',s.length);p.setAttribute('data-median',s[Math.floor(s.length/2)]);p.setAttribute('data-max',s[s.length-1]);
 p.textContent='page updated '+lat[lat.length-1]+' ms after the last board (median '+s[Math.floor(s.length/2)]+' ms, max '+s[s.length-1]+' ms over '+s.length+')';}}
 var live=document.getElementById('live');
-if(window.EventSource){var es=new EventSource('/events'+q);
-es.addEventListener('status',function(e){show(JSON.parse(e.data));live.textContent='live';live.className='ok';});
-es.onerror=function(){live.textContent='reconnecting';live.className='warn';};}
+function connect(){var ws=new WebSocket((location.protocol==='https:'?'wss://':'ws://')+location.host+'/ws'+q);
+ws.onmessage=function(e){show(JSON.parse(e.data));live.textContent='live';live.className='ok';};
+ws.onclose=function(){live.textContent='reconnecting';live.className='warn';setTimeout(connect,1000);};}
+if(window.WebSocket)connect();
 setInterval(tick,250);tick();})();"#;
 
 /// The whole page, with the current state already in it.
