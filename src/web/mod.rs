@@ -17,6 +17,7 @@
 //! this file is the server, the routing and the access check.
 
 mod api;
+mod feed;
 mod metrics;
 mod page;
 mod ws;
@@ -58,7 +59,8 @@ pub struct WebConfig {
     pub answer_timeout: Duration,
     /// An event stream ends after this (the page's EventSource reconnects).
     pub stream_lifetime: Duration,
-    /// At most one event per this interval per stream (the newest state).
+    /// The page is re-rendered for the live feeds at most once per this interval
+    /// (the newest state; every feed shares the rendering).
     pub min_interval: Duration,
 }
 
@@ -99,6 +101,8 @@ struct Shared {
     metrics: metrics::Metrics,
     /// Live feeds open (WebSocket and event streams).
     clients: Arc<AtomicUsize>,
+    /// The page's sections, rendered once per change for every feed.
+    rendered: watch::Receiver<Arc<feed::Rendered>>,
 }
 
 /// Counts a live feed while it exists.
@@ -121,6 +125,7 @@ impl Drop for Feed {
 pub struct WebServer {
     addr: SocketAddr,
     task: tokio::task::JoinHandle<()>,
+    renderer: tokio::task::JoinHandle<()>,
 }
 
 impl WebServer {
@@ -133,6 +138,7 @@ impl WebServer {
 impl Drop for WebServer {
     fn drop(&mut self) {
         self.task.abort();
+        self.renderer.abort();
     }
 }
 
@@ -146,14 +152,20 @@ pub async fn start(cfg: WebConfig, status: watch::Receiver<Status>) -> std::io::
     info!(%addr, token = cfg.token.is_some(), "status page listening");
     let sem = Arc::new(Semaphore::new(cfg.max_connections));
     let clients = Arc::new(AtomicUsize::new(0));
+    let (rendered, renderer) = feed::spawn_renderer(status.clone(), cfg.min_interval);
     let shared = Arc::new(Shared {
+        rendered,
         metrics: metrics::Metrics::new(status.clone(), Arc::clone(&clients)),
         cfg,
         status,
         clients,
     });
     let task = tokio::spawn(accept_loop(listener, sem, shared));
-    Ok(WebServer { addr, task })
+    Ok(WebServer {
+        addr,
+        task,
+        renderer,
+    })
 }
 
 async fn accept_loop(listener: TcpListener, sem: Arc<Semaphore>, shared: Arc<Shared>) {
@@ -180,6 +192,7 @@ async fn accept_loop(listener: TcpListener, sem: Arc<Semaphore>, shared: Arc<Sha
         };
         let sh = Arc::clone(&shared);
         let head_timeout = shared.cfg.head_timeout;
+        let max_life = shared.cfg.stream_lifetime + Duration::from_secs(30);
         tokio::spawn(async move {
             // Held by the connection and by a WebSocket it upgrades to.
             let permit = Arc::new(permit);
@@ -194,8 +207,12 @@ async fn accept_loop(listener: TcpListener, sem: Arc<Semaphore>, shared: Arc<Sha
                 .max_buf_size(MAX_HEAD)
                 .serve_connection(TokioIo::new(sock), svc)
                 .with_upgrades();
-            if let Err(e) = conn.await {
-                debug!(%peer, "status page connection: {e}");
+            // No connection outlives a feed's lifetime by much (an event stream
+            // whose reader stopped reading is never polled to its own end).
+            match tokio::time::timeout(max_life, conn).await {
+                Ok(Err(e)) => debug!(%peer, "status page connection: {e}"),
+                Err(_) => debug!(%peer, "status page connection closed: too old"),
+                Ok(Ok(())) => {}
             }
         });
     }
@@ -341,7 +358,7 @@ async fn answer(
             return r;
         }
     }
-    // Links on the page carry the token the way it came.
+    // The page's links carry the token the way it came.
     let token_query = query
         .iter()
         .find(|(k, _)| k == "token")
@@ -349,10 +366,10 @@ async fn answer(
         .unwrap_or_default();
     let path = req.uri().path().to_string();
     if path == "/events" {
-        return events(sh, token_query);
+        return events(sh);
     }
     if path == "/ws" {
-        return websocket(req, sh, token_query, permit);
+        return websocket(req, sh, permit);
     }
     let work = async {
         match path.as_str() {
@@ -430,75 +447,68 @@ fn pgn(sh: &Shared, path: &str) -> Response<Body> {
 fn websocket(
     req: Request<Incoming>,
     sh: &Shared,
-    token_query: String,
     permit: Arc<tokio::sync::OwnedSemaphorePermit>,
 ) -> Response<Body> {
     let answer = match ws::handshake(&req) {
         Ok(a) => a,
         Err((code, why)) => return text(code, why),
     };
-    let rx = sh.status.clone();
-    let (min_interval, lifetime) = (sh.cfg.min_interval, sh.cfg.stream_lifetime);
+    let rx = sh.rendered.clone();
+    let lifetime = sh.cfg.stream_lifetime;
     let feed = Feed::new(&sh.clients);
     tokio::spawn(async move {
         let _permit = permit;
         let _feed = feed;
         match hyper::upgrade::on(req).await {
-            Ok(up) => {
-                let cache = page::SectionCache::new(token_query);
-                ws::serve(TokioIo::new(up), rx, cache, min_interval, lifetime).await;
-            }
+            Ok(up) => ws::serve(TokioIo::new(up), rx, lifetime).await,
             Err(e) => debug!("status page: the WebSocket upgrade failed: {e}"),
         }
     });
     answer.map(|()| full(Bytes::new()))
 }
 
-/// The event stream: the page's sections as they change, newest state only, at
-/// most one event per `min_interval`, a comment every 15 s to keep proxies open,
-/// ending after `stream_lifetime`.
-fn events(sh: &Shared, token_query: String) -> Response<Body> {
+/// The event stream: the page's sections as they change (the newest rendering
+/// only), a comment every 15 s to keep proxies open, ending after
+/// `stream_lifetime` (an EventSource reconnects).
+fn events(sh: &Shared) -> Response<Body> {
     struct Stream {
-        rx: watch::Receiver<Status>,
+        rx: watch::Receiver<Arc<feed::Rendered>>,
+        cursor: feed::Cursor,
         first: bool,
-        last_sent: Instant,
         end: Instant,
-        min_interval: Duration,
-        cache: page::SectionCache,
         _feed: Feed,
     }
     let st = Stream {
-        _feed: Feed::new(&sh.clients),
-        rx: sh.status.clone(),
+        rx: sh.rendered.clone(),
+        cursor: feed::Cursor::default(),
         first: true,
-        last_sent: Instant::now(),
         end: Instant::now() + sh.cfg.stream_lifetime,
-        min_interval: sh.cfg.min_interval,
-        cache: page::SectionCache::new(token_query),
+        _feed: Feed::new(&sh.clients),
     };
     let stream = futures_util::stream::unfold(st, |mut st| async move {
-        if !st.first {
-            tokio::time::sleep_until((st.last_sent + st.min_interval).into()).await;
-            let ping = tokio::time::sleep(Duration::from_secs(15));
-            tokio::select! {
-                r = st.rx.changed() => r.ok()?,
-                _ = ping => {
-                    let f = Frame::data(Bytes::from_static(b": ping\n\n"));
-                    return Some((Ok::<_, Infallible>(f), st));
+        loop {
+            if !st.first {
+                let ping = tokio::time::sleep(Duration::from_secs(15));
+                tokio::select! {
+                    r = st.rx.changed() => r.ok()?,
+                    _ = ping => {
+                        let f = Frame::data(Bytes::from_static(b": ping\n\n"));
+                        return Some((Ok::<_, Infallible>(f), st));
+                    }
+                }
+                if Instant::now() >= st.end {
+                    return None;
                 }
             }
-            if Instant::now() >= st.end {
-                return None;
+            st.first = false;
+            let r = Arc::clone(&st.rx.borrow_and_update());
+            if let Some(data) = st.cursor.event(&r) {
+                let f = Frame::data(Bytes::from(format!(
+                    "retry: 1000\nevent: status\ndata: {data}\n\n"
+                )));
+                return Some((Ok(f), st));
             }
         }
-        st.first = false;
-        let status = st.rx.borrow_and_update().clone();
-        let data = st.cache.event(&status);
-        st.last_sent = Instant::now();
-        let f = Frame::data(Bytes::from(format!(
-            "retry: 1000\nevent: status\ndata: {data}\n\n"
-        )));
-        Some((Ok(f), st))
     });
     let mut r = Response::new(StreamBody::new(stream).boxed_unsync());
     let h = r.headers_mut();

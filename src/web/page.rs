@@ -11,10 +11,9 @@ use crate::bot::status::{unix_ms, LiveGame, ObservedGame, Search, Status};
 use crate::chess::{Board, Move, Square};
 use crate::svg::{board_svg, escape, graph_svg};
 use std::fmt::Write;
-use std::sync::Arc;
 
 /// The page's sections, in order: (element id, heading).
-const SECTIONS: [(&str, &str); 5] = [
+pub const SECTIONS: [(&str, &str); 5] = [
     ("link", "Connection"),
     ("games", "Games in progress"),
     ("observed", "Observed games"),
@@ -79,6 +78,17 @@ fn when(ms: u64) -> String {
 fn rating(r: Option<i32>) -> String {
     r.filter(|&r| r > 0)
         .map_or(String::new(), |r| format!(" ({r})"))
+}
+
+/// One section by its id.
+pub fn section(id: &str, s: &Status) -> String {
+    match id {
+        "link" => link(s),
+        "games" => games(s),
+        "observed" => observed(s),
+        "results" => results(&s.results),
+        _ => engine(s),
+    }
 }
 
 /// The connection section.
@@ -179,17 +189,18 @@ fn talk_list(lines: &[String]) -> String {
     h
 }
 
-fn live_game(g: &LiveGame, now: u64) -> String {
-    let elapsed = now.saturating_sub(g.board_unix_ms) as i64;
+/// A game in progress. The clocks are drawn as they stood when the board came
+/// (`data-at`); the page's script counts the running one down from there, so the
+/// section changes only when the game does.
+fn live_game(g: &LiveGame) -> String {
     let running = |side: &str| g.running.as_deref() == Some(side);
-    let left = |ms: i64, side: &str| if running(side) { ms - elapsed } else { ms };
     let clock_el = |side: &str, name: &str, r: Option<i32>, ms: i64| {
-        let ms = left(ms, side);
         format!(
-            "<div class=\"player {side}\"><span class=\"name\">{}{}</span> <span class=\"clock {side}{}\" data-ms=\"{ms}\" data-running=\"{}\">{}</span></div>",
+            "<div class=\"player {side}\"><span class=\"name\">{}{}</span> <span class=\"clock {side}{}\" data-ms=\"{ms}\" data-at=\"{}\" data-running=\"{}\">{}</span></div>",
             escape(name),
             rating(r),
             if running(side) { " running" } else { "" },
+            g.board_unix_ms,
             running(side) as u8,
             clock(ms)
         )
@@ -238,8 +249,7 @@ pub fn games(s: &Status) -> String {
     if s.games.is_empty() {
         return "<p class=\"none\">No game in progress.</p>".into();
     }
-    let now = unix_ms();
-    s.games.iter().map(|g| live_game(g, now)).collect()
+    s.games.iter().map(live_game).collect()
 }
 
 fn observed_game(g: &ObservedGame) -> String {
@@ -348,7 +358,8 @@ pub fn rating_svg(points: &[(u64, i32)]) -> String {
 }
 
 /// Tallies, the last games with their PGN links, the rating history.
-pub fn results(r: &Results, token_query: &str) -> String {
+/// Links carry no token here: the page's script adds the one the page came with.
+pub fn results(r: &Results) -> String {
     let today = history::today();
     let mut h = String::from("<div class=\"tallies\">");
     h.push_str(&tally_table("tally-today", "Today", &r.tally(Some(today))));
@@ -364,11 +375,7 @@ pub fn results(r: &Results, token_query: &str) -> String {
     for g in r.recent(history::RECENT) {
         any = true;
         let link = if g.pgn.is_some() {
-            format!(
-                "<a href=\"/games/{}.pgn{}\">pgn</a>",
-                g.n,
-                escape(token_query)
-            )
+            format!("<a class=\"pgn\" href=\"/games/{}.pgn\">pgn</a>", g.n)
         } else {
             String::new()
         };
@@ -425,56 +432,6 @@ pub fn engine(s: &Status) -> String {
     )
 }
 
-/// Renders the sections for a stream, sending only those that changed.
-pub struct SectionCache {
-    token_query: String,
-    last: [String; 5],
-    results_of: Option<Arc<Results>>,
-    seq: u64,
-}
-
-impl SectionCache {
-    pub fn new(token_query: String) -> SectionCache {
-        SectionCache {
-            token_query,
-            last: Default::default(),
-            results_of: None,
-            seq: 0,
-        }
-    }
-
-    /// The JSON of one event: the changed sections by id, a sequence number, and the
-    /// newest board's time (the page measures its own update latency from it).
-    pub fn event(&mut self, s: &Status) -> String {
-        self.seq += 1;
-        let mut m = serde_json::Map::new();
-        m.insert("seq".into(), self.seq.into());
-        let board_ms = s.games.iter().map(|g| g.board_unix_ms).max();
-        m.insert("board_ms".into(), board_ms.into());
-        m.insert("sent_ms".into(), unix_ms().into());
-        let fresh = !self
-            .results_of
-            .as_ref()
-            .is_some_and(|r| Arc::ptr_eq(r, &s.results));
-        for (i, (id, _)) in SECTIONS.iter().enumerate() {
-            let html = match *id {
-                "link" => link(s),
-                "games" => games(s),
-                "observed" => observed(s),
-                "results" if fresh => results(&s.results, &self.token_query),
-                "results" => continue,
-                _ => engine(s),
-            };
-            if html != self.last[i] {
-                m.insert((*id).into(), html.clone().into());
-                self.last[i] = html;
-            }
-        }
-        self.results_of = Some(Arc::clone(&s.results));
-        serde_json::Value::Object(m).to_string()
-    }
-}
-
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:0;background:#f4f4f2;color:#222}\
 header{background:#2c3e50;color:#fff;padding:8px 16px;display:flex;gap:16px;align-items:baseline}\
 header h1{font-size:18px;margin:0}#live{font-size:12px;opacity:.8}\
@@ -492,15 +449,16 @@ table{border-collapse:collapse}th,td{padding:2px 8px;text-align:left;vertical-al
 const SCRIPT: &str = r#"(function(){
 var q=document.body.getAttribute('data-token')||'';
 var ids=['link','games','observed','results','engine'];
-var recv=performance.now();var lat=[];var lastBoard=0;
+var skew=(+document.body.getAttribute('data-now')||Date.now())-Date.now();var lat=[];var lastBoard=0;
 function pad(n){return (n<10?'0':'')+n;}
 function fmt(ms){var s=Math.floor(Math.max(ms,0)/1000),h=Math.floor(s/3600),m=Math.floor(s/60)%60;s=s%60;return h?h+':'+pad(m)+':'+pad(s):m+':'+pad(s);}
-function ago(ms){var s=Math.max(0,Math.round((Date.now()-ms)/1000));if(s<60)return '('+s+' s ago)';if(s<3600)return '('+Math.floor(s/60)+' min ago)';if(s<86400)return '('+Math.floor(s/3600)+' h ago)';return '('+Math.floor(s/86400)+' d ago)';}
-function tick(){var el=performance.now()-recv;
-document.querySelectorAll('.clock').forEach(function(c){var ms=+c.getAttribute('data-ms');if(c.getAttribute('data-running')==='1')ms-=el;c.textContent=fmt(ms);});
+function ago(ms){var s=Math.max(0,Math.round((Date.now()+skew-ms)/1000));if(s<60)return '('+s+' s ago)';if(s<3600)return '('+Math.floor(s/60)+' min ago)';if(s<86400)return '('+Math.floor(s/3600)+' h ago)';return '('+Math.floor(s/86400)+' d ago)';}
+function tick(){var now=Date.now()+skew;
+document.querySelectorAll('.clock').forEach(function(c){var ms=+c.getAttribute('data-ms');if(c.getAttribute('data-running')==='1')ms-=now-(+c.getAttribute('data-at'));c.textContent=fmt(ms);});
 document.querySelectorAll('.ago').forEach(function(a){a.textContent=ago(+a.getAttribute('data-ms'));});}
-function show(d){ids.forEach(function(k){if(typeof d[k]==='string'){document.getElementById(k).innerHTML=d[k];}});
-recv=performance.now();tick();document.body.setAttribute('data-seq',d.seq);
+function links(){if(!q)return;document.querySelectorAll('a.pgn').forEach(function(a){var h=a.getAttribute('href');if(h.indexOf('token=')<0)a.setAttribute('href',h+q);});}
+function show(d){ids.forEach(function(k){if(typeof d[k]==='string'){document.getElementById(k).innerHTML=d[k];}});links();
+if(d.sent_ms)skew=d.sent_ms-Date.now();tick();document.body.setAttribute('data-seq',d.seq);
 if(d.board_ms&&d.board_ms!==lastBoard){lastBoard=d.board_ms;lat.push(Date.now()-d.board_ms);if(lat.length>500)lat.shift();
 var s=lat.slice().sort(function(a,b){return a-b;});var p=document.getElementById('page-latency');
 p.setAttribute('data-n',s.length);p.setAttribute('data-median',s[Math.floor(s.length/2)]);p.setAttribute('data-max',s[s.length-1]);
@@ -510,27 +468,22 @@ function connect(){var ws=new WebSocket((location.protocol==='https:'?'wss://':'
 ws.onmessage=function(e){show(JSON.parse(e.data));live.textContent='live';live.className='ok';};
 ws.onclose=function(){live.textContent='reconnecting';live.className='warn';setTimeout(connect,1000);};}
 if(window.WebSocket)connect();
-setInterval(tick,250);tick();})();"#;
+setInterval(tick,250);tick();links();})();"#;
 
 /// The whole page, with the current state already in it.
 pub fn page(s: &Status, token_query: &str) -> String {
     let mut h = String::with_capacity(32 * 1024);
     let _ = write!(
         h,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>kibitzer: {handle} on {server}</title><style>{STYLE}</style></head><body data-token=\"{token}\"><header><h1>kibitzer {version}</h1><span>{handle} on {server}</span><span id=\"live\">static</span></header><main>",
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>kibitzer: {handle} on {server}</title><style>{STYLE}</style></head><body data-token=\"{token}\" data-now=\"{now}\"><header><h1>kibitzer {version}</h1><span>{handle} on {server}</span><span id=\"live\">static</span></header><main>",
         handle = escape(&s.link.handle),
         server = escape(&s.link.server),
         token = escape(token_query),
         version = escape(&s.version),
+        now = unix_ms(),
     );
     for (id, title) in SECTIONS {
-        let body = match id {
-            "link" => link(s),
-            "games" => games(s),
-            "observed" => observed(s),
-            "results" => results(&s.results, token_query),
-            _ => engine(s),
-        };
+        let body = section(id, s);
         let _ = write!(
             h,
             "<section><h2>{title}</h2><div id=\"{id}\">{body}</div></section>"
@@ -591,23 +544,11 @@ mod tests {
         assert_eq!(h.matches("class=\"piece\"").count(), 32);
         assert!(h.contains("data-sq=\"e5\" data-piece=\"p\""));
         assert!(h.contains("class=\"arrow played\" data-from=\"e7\" data-to=\"e5\""));
-        assert!(h.contains("class=\"clock black\" data-ms=\"59000\" data-running=\"0\">0:59<"));
+        assert!(h.contains("class=\"clock black\" data-ms=\"59000\""), "{h}");
+        assert!(h.contains("data-running=\"0\">0:59<"), "{h}");
         assert!(h.contains("class=\"clock white running\""));
         assert!(h.contains("<p class=\"pv\">2. Nf3</p>"), "{h}");
         assert!(h.contains("&lt;evil&gt;") && !h.contains("<evil>"));
-    }
-
-    #[test]
-    fn events_send_only_what_changed() {
-        let mut c = SectionCache::new(String::new());
-        let s = Status::default();
-        let first: serde_json::Value = serde_json::from_str(&c.event(&s)).unwrap();
-        for id in ["link", "games", "observed", "results", "engine"] {
-            assert!(first[id].is_string(), "{id}");
-        }
-        let second: serde_json::Value = serde_json::from_str(&c.event(&s)).unwrap();
-        assert!(second.get("games").is_none() && second.get("results").is_none());
-        assert_eq!(second["seq"], 2);
     }
 
     #[test]

@@ -10,10 +10,10 @@
 //! request keeps a headless browser's virtual clock from running, where a WebSocket
 //! does not (the test suite renders the page that way).
 
-use super::page::SectionCache;
-use crate::bot::status::Status;
+use super::feed::{Cursor, Rendered};
 use hyper::header::{self, HeaderValue};
 use hyper::{Request, Response, StatusCode};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
@@ -176,52 +176,46 @@ async fn send<W: AsyncWrite + Unpin>(w: &mut W, bytes: &[u8]) -> bool {
 /// write stalls.
 pub async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
     io: S,
-    mut rx: watch::Receiver<Status>,
-    mut cache: SectionCache,
-    min_interval: Duration,
+    mut rx: watch::Receiver<Arc<Rendered>>,
     lifetime: Duration,
 ) {
     let (rd, mut wr) = tokio::io::split(io);
     let end = Instant::now() + lifetime;
-    let mut last_sent;
+    let mut cursor = Cursor::default();
     // The current state at once.
-    let status = rx.borrow_and_update().clone();
-    if !send(&mut wr, &frame(0x1, cache.event(&status).as_bytes())).await {
-        return;
+    let r = Arc::clone(&rx.borrow_and_update());
+    if let Some(e) = cursor.event(&r) {
+        if !send(&mut wr, &frame(0x1, e.as_bytes())).await {
+            return;
+        }
     }
-    last_sent = Instant::now();
     let mut reading = Box::pin(next_ping(rd));
     loop {
-        let wait_until = (last_sent + min_interval).max(Instant::now());
         tokio::select! {
-            r = async {
-                tokio::time::sleep_until(wait_until.into()).await;
-                rx.changed().await
-            } => {
-                if r.is_err() {
+            changed = rx.changed() => {
+                if changed.is_err() {
                     let _ = send(&mut wr, &frame(0x8, &1001u16.to_be_bytes())).await;
                     return;
                 }
-                let status = rx.borrow_and_update().clone();
-                if !send(&mut wr, &frame(0x1, cache.event(&status).as_bytes())).await {
-                    return;
-                }
-                last_sent = Instant::now();
-            }
-            (ping, rd) = &mut reading => {
-                match ping {
-                    Some(p) => {
-                        if !send(&mut wr, &frame(0xA, &p)).await {
-                            return;
-                        }
-                        reading = Box::pin(next_ping(rd));
-                    }
-                    None => {
-                        let _ = send(&mut wr, &frame(0x8, &1000u16.to_be_bytes())).await;
+                let r = Arc::clone(&rx.borrow_and_update());
+                if let Some(e) = cursor.event(&r) {
+                    if !send(&mut wr, &frame(0x1, e.as_bytes())).await {
                         return;
                     }
                 }
             }
+            (ping, rd) = &mut reading => match ping {
+                Some(p) => {
+                    if !send(&mut wr, &frame(0xA, &p)).await {
+                        return;
+                    }
+                    reading = Box::pin(next_ping(rd));
+                }
+                None => {
+                    let _ = send(&mut wr, &frame(0x8, &1000u16.to_be_bytes())).await;
+                    return;
+                }
+            },
             _ = tokio::time::sleep(Duration::from_secs(15)) => {
                 if !send(&mut wr, &frame(0x9, b"")).await {
                     return;

@@ -367,6 +367,17 @@ async fn a_non_loopback_bind_needs_a_token_and_gets_401_without_it() {
         e.contains("web.token_file") && e.contains("/nonexistent/token"),
         "{e}"
     );
+    let dir = crate::daemon::temp_dir("web-config");
+    let toml = dir.join("k.toml");
+    std::fs::write(&toml, "[web]\nlisten = \"127.0.0.1:0\"\ntoken = \"x\"\n").unwrap();
+    let e = kibitzer::settings::load(Some(&toml), std::iter::empty::<(String, String)>(), &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("web.token") && e.contains("KIBITZER_WEB_TOKEN"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     // Loopback needs none; off by default.
     let s = web_settings(&[], &["web.listen=127.0.0.1:0"]).unwrap();
     assert!(WebConfig::from_settings(&s)
@@ -748,6 +759,10 @@ async fn chromium_renders_the_live_page() {
         &format!("--screenshot={}", shot.display()),
     )
     .await;
+    // KIBITZER_SCREENSHOT=<file> keeps a copy (the test's directory is removed).
+    if let Some(keep) = std::env::var_os("KIBITZER_SCREENSHOT") {
+        std::fs::copy(&shot, keep).expect("copy the screenshot");
+    }
     let (w, h, colours) = png_is_not_blank(&shot);
     assert!(w >= 800 && h >= 600, "{w}x{h}");
     assert!(colours > 20, "a blank screenshot: {colours} colours");
@@ -854,7 +869,7 @@ struct Series {
 /// Three games at a node limit of 1 (every move instant), with or without the web
 /// server and `browsers` headless Chromium pages open on it (real time, no virtual
 /// clock); then 10 s idle with them still connected.
-async fn series(name: &str, web_on: bool, browsers: usize, chromium: &str) -> Series {
+async fn series(name: &str, web_on: bool, browsers: usize, light: usize, chromium: &str) -> Series {
     let srv = FakeServer::start(FakeConfig {
         games: 3,
         max_plies: 40,
@@ -897,10 +912,18 @@ async fn series(name: &str, web_on: bool, browsers: usize, chromium: &str) -> Se
                 .expect("chromium starts");
             children.push((child, profile));
         }
+        // Light clients: WebSocket readers that render nothing.
+        for _ in 0..light {
+            let a = w.local_addr();
+            tokio::spawn(async move {
+                let (_, mut s) = ws_open(a, "/ws").await;
+                while ws_text(&mut s).await.is_some() {}
+            });
+        }
         let end = Instant::now() + Duration::from_secs(60);
         loop {
             let m = get(w.local_addr(), "/metrics").await.body;
-            if metric(&m, "kibitzer_web_clients") == Some(browsers as f64) {
+            if metric(&m, "kibitzer_web_clients") == Some((browsers + light) as f64) {
                 break;
             }
             assert!(Instant::now() < end, "the browsers did not connect:\n{m}");
@@ -966,12 +989,13 @@ async fn series(name: &str, web_on: bool, browsers: usize, chromium: &str) -> Se
 #[ignore]
 async fn measure_web() {
     let chromium = chromium("measure_web").expect("chromium is needed");
-    let off = series("off", false, 0, &chromium).await;
-    let on = series("on", true, 5, &chromium).await;
+    let off = series("off", false, 0, 0, &chromium).await;
+    let light = series("light", true, 0, 5, &chromium).await;
+    let on = series("on", true, 5, 0, &chromium).await;
     let row = |name: &str, s: &Series| {
         let r = &s.reactions;
         println!(
-            "{name}: {} moves, reaction board -> instant move median {:.3} ms, 90% {:.3} ms, max {:.3} ms; idle CPU {:.2}% of a core, RSS {} MB, browsers connected {}",
+            "{name}: {} moves, reaction board -> instant move median {:.3} ms, 90% {:.3} ms, max {:.3} ms; idle CPU {:.2}% of a core, RSS {} MB, feeds connected {}",
             r.len(),
             r[r.len() / 2],
             r[r.len() * 9 / 10],
@@ -982,7 +1006,8 @@ async fn measure_web() {
         );
     };
     row("web off", &off);
-    row("web on, 5 browsers", &on);
+    row("web on, 5 WebSocket readers", &light);
+    row("web on, 5 Chromium pages", &on);
     println!(
         "page update latency (board at the daemon -> page updated, measured by the page): {}",
         on.page_latency.as_deref().unwrap_or("not read")
