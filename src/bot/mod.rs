@@ -403,7 +403,7 @@ impl Daemon {
             }
         };
         let mut st = State::new(o.clone(), self.settings.password.clone());
-        self.publish_start(&cfg, &st).await;
+        self.publish_start(&cfg, &st);
         let mut backoff = Backoff::new(
             o.duration("ics.reconnect_min"),
             o.duration("ics.reconnect_max"),
@@ -542,7 +542,7 @@ impl Daemon {
 
     /// The facts known at start (server, engine) and, read off the async threads,
     /// the results ledger from the PGN files and the learning counts.
-    async fn publish_start(&self, cfg: &ConnectConfig, st: &State) {
+    fn publish_start(&self, cfg: &ConnectConfig, st: &State) {
         let o = &st.opts;
         let facts = engine_facts(o);
         let (server, port, kind, handle) = (
@@ -568,25 +568,32 @@ impl Daemon {
         let lists = lists_dir(o);
         let handle = cfg.handle.clone();
         let bookpath = o.str("bookpath").trim().to_string();
-        let loaded = tokio::task::spawn_blocking(move || {
+        let tx = self.status.clone();
+        // Off the async threads and without holding up the login: a big archive
+        // takes a moment. Games that end meanwhile are kept, after the old ones.
+        tokio::task::spawn_blocking(move || {
             let lists = Lists::load(&lists);
             let classify = |name: &str| status::class_name(lists.classify(name, false)).to_string();
-            (
-                history::Results::load(&files, &handle, &classify),
-                learning_counts(&bookpath),
-            )
-        })
-        .await;
-        if let Ok((results, learning)) = loaded {
+            let mut results = history::Results::load(&files, &handle, &classify);
+            let learning = learning_counts(&bookpath);
             info!(
                 games = results.rows.len(),
                 "results read from the PGN records"
             );
-            self.status.update(|s| {
+            tx.update(|s| {
+                for row in &s.results.rows {
+                    if let Some(p) = &row.pgn {
+                        let who = match row.our_color {
+                            Color::White => row.white.clone(),
+                            Color::Black => row.black.clone(),
+                        };
+                        results.add_record(p, &who, &|_| row.class.clone());
+                    }
+                }
                 s.results = Arc::new(results);
                 s.engine.learning = learning;
             });
-        }
+        });
     }
 
     /// A finished game: the counters, the results ledger, the learning counts.

@@ -133,9 +133,14 @@ struct Live {
     dir: PathBuf,
 }
 
-async fn start_live(name: &str, cfg: FakeConfig, extra: &[&str]) -> Live {
+/// The daemon on a fake server with its window on a free loopback port; `seed`:
+/// files written into its records directory first.
+async fn start_live(name: &str, cfg: FakeConfig, extra: &[&str], seed: &[(&str, &str)]) -> Live {
     let srv = FakeServer::start(cfg).await;
     let dir = crate::daemon::temp_dir(&format!("web-{name}"));
+    for (file, text) in seed {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
     let d = Daemon::new(crate::daemon::settings(srv.port, &dir, extra));
     let web = web::start(WebConfig::new("127.0.0.1:0".parse().unwrap()), d.status())
         .await
@@ -203,7 +208,7 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
         max_plies: 24,
         ..Default::default()
     };
-    let r = start_live("game", cfg, &[]).await;
+    let r = start_live("game", cfg, &[], &[]).await;
     let a = r.addr();
     let v = r
         .wait_status(30, "a game with a search", |v| {
@@ -282,6 +287,61 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_are_read_from_the_pgn_records_at_start() {
+    let game = |white: &str, black: &str, result: &str, welo: u32, belo: u32| {
+        format!(
+            "[Event \"x\"]\n[Date \"2020.01.0{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[WhiteElo \"{welo}\"]\n[BlackElo \"{belo}\"]\n[TimeControl \"180+0\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n",
+            welo % 7 + 1
+        )
+    };
+    let old = game("botone", "gmkasparov", "0-1", 1500, 2800);
+    let mut cur = game("bottwo", "botone", "1/2-1/2", 1400, 1510);
+    cur.push_str(&game("someone", "else", "1-0", 1, 2));
+    let cfg = FakeConfig {
+        games: 0,
+        ..Default::default()
+    };
+    let r = start_live(
+        "history",
+        cfg,
+        &["bot.seeks="],
+        &[("games.pgn.1", old.as_str()), ("games.pgn", cur.as_str())],
+    )
+    .await;
+    let v = r
+        .wait_status(20, "the ledger", |v| v["results"]["games"] == 2)
+        .await;
+    let res = &v["results"];
+    assert_eq!(res["recent"][0]["n"], 2, "newest first: {res:#}");
+    assert_eq!(res["recent"][0]["outcome"], "draw");
+    assert_eq!(res["recent"][1]["opponent"], "gmkasparov");
+    assert_eq!(res["recent"][1]["outcome"], "loss");
+    assert_eq!(res["recent"][1]["time_control"], "3+0");
+    assert_eq!(
+        res["rating_history"],
+        serde_json::json!([[1, 1500], [2, 1510]])
+    );
+    assert_eq!(res["today"].as_array().unwrap().len(), 0, "games of 2020");
+    let all: u64 = res["all_time"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["losses"].as_u64().unwrap() + t["draws"].as_u64().unwrap())
+        .sum();
+    assert_eq!(all, 2);
+    let p = get(r.addr(), "/games/1.pgn").await;
+    assert_eq!(p.code, 200);
+    assert_eq!(p.body.trim(), old.trim());
+    let page = get(r.addr(), "/").await.body;
+    assert!(
+        page.contains("<a class=\"pgn\" href=\"/games/2.pgn\">"),
+        "{page}"
+    );
+    assert!(page.contains("aria-label=\"rating history\""));
+    r.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn healthz_is_503_while_the_link_is_down() {
     let cfg = FakeConfig {
         drop_at: Some(6),
@@ -292,6 +352,7 @@ async fn healthz_is_503_while_the_link_is_down() {
         "health",
         cfg,
         &["ics.reconnect_min=2", "ics.reconnect_max=2"],
+        &[],
     )
     .await;
     let a = r.addr();
@@ -700,7 +761,7 @@ async fn chromium_renders_the_live_page() {
         opp_stall_at: Some(8),
         ..Default::default()
     };
-    let r = start_live("browser", cfg, &[]).await;
+    let r = start_live("browser", cfg, &[], &[]).await;
     let url = format!("http://{}/", r.addr());
     let v = r
         .wait_status(40, "the stalled position", |v| {
