@@ -422,16 +422,7 @@ impl Task {
     /// The board, clocks and last move for the status page.
     fn publish_board(&self) {
         let Some(s) = self.last.as_ref() else { return };
-        let last_move = self.moves.last().map(|&m| {
-            let mut before = self.start.clone();
-            for &x in &self.moves[..self.moves.len() - 1] {
-                before.make_move(x);
-            }
-            super::status::LastMove {
-                uci: m.to_string(),
-                san: before.san(m),
-            }
-        });
+        let last_move = super::status::LastMove::of(&self.start, &self.moves);
         let fen = self.board.to_fen();
         let ply = self.ply();
         let (wms, bms) = (
@@ -810,30 +801,10 @@ impl Task {
                     self.evals.resize(ply + 1, None);
                 }
                 self.evals[ply] = Some((score, depth));
-                {
-                    let facts =
-                        super::status::Search::new(&self.board, depth, score, nodes, time, &pv);
-                    let number = self.board.fullmove_number();
-                    let label = if self.board.side_to_move() == Color::White {
-                        format!("{number}. {}", self.board.san(mv))
-                    } else {
-                        format!("{number}... {}", self.board.san(mv))
-                    };
-                    let point = super::status::EvalPoint {
-                        label,
-                        cp: facts.score_cp,
-                    };
-                    let (nps, d) = (facts.nps, facts.depth);
-                    self.s.status.update(|st| {
-                        st.engine.healthy = true;
-                        st.counters.engine_nps = nps;
-                        st.counters.search_depth = d;
-                        if let Some(g) = st.games.iter_mut().find(|g| g.game == self.s.game) {
-                            g.evals.push(point);
-                            g.search = Some(facts);
-                        }
-                    });
-                }
+                let facts = super::status::Search::new(&self.board, depth, score, nodes, time, &pv);
+                let point = super::status::EvalPoint::of(&self.board, mv, facts.score_cp);
+                let game = self.s.game;
+                self.s.status.update(|st| st.our_move(game, point, facts));
                 self.log.push(format!(
                     "ply {ply:>3} played {} score {} depth {depth} nodes {nodes} time {:.2}{}",
                     self.board.san(mv),

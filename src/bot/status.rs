@@ -137,6 +137,21 @@ pub struct LastMove {
     pub san: String,
 }
 
+impl LastMove {
+    /// The last of `moves` played from `start`.
+    pub fn of(start: &Board, moves: &[Move]) -> Option<LastMove> {
+        let (&last, before) = moves.split_last()?;
+        let mut b = start.clone();
+        for &m in before {
+            b.make_move(m);
+        }
+        Some(LastMove {
+            uci: last.to_string(),
+            san: b.san(last),
+        })
+    }
+}
+
 /// The latest finished iteration of a search.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Search {
@@ -189,6 +204,22 @@ pub struct EvalPoint {
     /// `12. Nf3` or `12... Bd7`.
     pub label: String,
     pub cp: i32,
+}
+
+impl EvalPoint {
+    /// The evaluation `white_cp` after `mv` from `root`.
+    pub fn of(root: &Board, mv: Move, white_cp: i32) -> EvalPoint {
+        let number = root.fullmove_number();
+        let dots = if root.side_to_move() == Color::White {
+            "."
+        } else {
+            "..."
+        };
+        EvalPoint {
+            label: format!("{number}{dots} {}", root.san(mv)),
+            cp: white_cp,
+        }
+    }
 }
 
 /// An observed game or relay.
@@ -259,6 +290,20 @@ impl Histogram {
         }
         out.push((f64::INFINITY, self.count));
         out
+    }
+}
+
+impl Status {
+    /// Our move in `game` was chosen by a search: the engine answered, the counters,
+    /// the game's evaluation graph and search facts.
+    pub fn our_move(&mut self, game: u32, point: EvalPoint, facts: Search) {
+        self.engine.healthy = true;
+        self.counters.engine_nps = facts.nps;
+        self.counters.search_depth = facts.depth;
+        if let Some(g) = self.games.iter_mut().find(|g| g.game == game) {
+            g.evals.push(point);
+            g.search = Some(facts);
+        }
     }
 }
 
@@ -390,6 +435,20 @@ mod tests {
         tx.game(7, |g| g.said("hello"));
         assert!(rx.has_changed().unwrap());
         assert_eq!(rx.borrow().games[0].talk, vec!["hello".to_string()]);
+    }
+
+    #[test]
+    fn last_moves_and_eval_points_are_in_san_with_numbers() {
+        let b = Board::startpos();
+        let e4 = b.parse_move("e4").unwrap();
+        let mut a = b.clone();
+        a.make_move(e4);
+        let e5 = a.parse_move("e5").unwrap();
+        let l = LastMove::of(&b, &[e4, e5]).unwrap();
+        assert_eq!((l.uci.as_str(), l.san.as_str()), ("e7e5", "e5"));
+        assert!(LastMove::of(&b, &[]).is_none());
+        assert_eq!(EvalPoint::of(&a, e5, -20).label, "1... e5");
+        assert_eq!(EvalPoint::of(&b, e4, 20).label, "1. e4");
     }
 
     #[test]

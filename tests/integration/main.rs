@@ -36,3 +36,4 @@ mod ics_parse;
 mod ics_real_server;
 mod learn;
 mod web;
+mod web_browser;
