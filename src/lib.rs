@@ -18,6 +18,9 @@
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `text`: text files as the commands read them (UTF-8 or Latin-1, binaries
 //!   refused) and control characters escaped in messages.
+//! - `svg`: the SVG drawings pages share (board diagram, evaluation graph).
+//! - `web`: the daemon's read-only status page, JSON, metrics and health check
+//!   (reads the bot's published `Status`; commands nothing).
 //! - `tools`: command implementations that are not a front end (perft, perf, test
 //!   suites, annotate with its HTML and SVG output, the progress bar).
 
@@ -34,5 +37,7 @@ pub mod learn;
 pub mod options;
 pub mod protocol;
 pub mod settings;
+pub mod svg;
 pub mod text;
 pub mod tools;
+pub mod web;

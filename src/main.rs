@@ -1046,6 +1046,14 @@ fn daemon(
         return 0;
     }
     eprintln!("{}", start_line(&settings));
+    // The status page (web.listen): its address and token were checked with the rest.
+    let web = match kibitzer::web::WebConfig::from_settings(&settings) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("kibitzer: configuration: web.listen: {e}");
+            return Exit::Config as i32;
+        }
+    };
     init_logging(settings.options.str("records.log_level"));
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -1077,6 +1085,16 @@ fn daemon(
                 kibitzer::bot::KEY_CHECKS,
             )
         }));
+        let _web = match web {
+            Some(cfg) => match kibitzer::web::start(cfg, d.status()).await {
+                Ok(server) => Some(server),
+                Err(e) => {
+                    eprintln!("kibitzer: status page: {e}");
+                    return Exit::Failure as i32;
+                }
+            },
+            None => None,
+        };
         let control = d.control();
         tokio::spawn(async move {
             use tokio::signal::unix::{signal, SignalKind};

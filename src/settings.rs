@@ -14,6 +14,9 @@ use thiserror::Error;
 /// The environment variable that may hold the password.
 pub const PASSWORD_ENV: &str = "KIBITZER_PASSWORD";
 
+/// The environment variable that may hold the status page's token.
+pub const WEB_TOKEN_ENV: &str = "KIBITZER_WEB_TOKEN";
+
 /// A configuration problem, naming the key, where it was set and how to fix it.
 #[derive(Debug, Error)]
 pub enum SettingsError {
@@ -49,6 +52,8 @@ pub struct Settings {
     /// The configuration file read, if any.
     pub file: Option<PathBuf>,
     pub password: Option<Secret>,
+    /// The status page's access token (`web.token_file` or `KIBITZER_WEB_TOKEN`).
+    pub web_token: Option<Secret>,
 }
 
 fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
@@ -204,6 +209,16 @@ where
     if let Some(path) = file {
         let origin = path.display().to_string();
         for (k, v) in read_file(path)? {
+            if lookup(&k).is_none() && (k == "web.token" || k == "token") {
+                errors.push(SettingsError::Key {
+                    origin: origin.clone(),
+                    key: k,
+                    problem: "secrets are not kept in the configuration file".into(),
+                    fix: "put the token in a file named by web.token_file or in KIBITZER_WEB_TOKEN"
+                        .into(),
+                });
+                continue;
+            }
             if lookup(&k).is_none() && (k == "password" || k == "ics.password") {
                 errors.push(SettingsError::Key {
                     origin: origin.clone(),
@@ -220,10 +235,15 @@ where
         }
     }
     let mut password_env = None;
+    let mut web_token_env = None;
     for (k, v) in env {
         let (k, v) = (k.as_ref(), v.as_ref());
         if k == PASSWORD_ENV {
             password_env = Some(Secret::new(v));
+            continue;
+        }
+        if k == WEB_TOKEN_ENV {
+            web_token_env = Some(Secret::new(v.trim())).filter(|t| !t.is_empty());
             continue;
         }
         let Some(name) = k.strip_prefix("KIBITZER_") else {
@@ -247,6 +267,15 @@ where
     for (origin, pair) in pairs {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let k = k.trim();
+        if k.eq_ignore_ascii_case("web.token") {
+            errors.push(SettingsError::Key {
+                origin: "command line".into(),
+                key: k.to_string(),
+                problem: "a token on the command line would be visible to every user".into(),
+                fix: "use KIBITZER_WEB_TOKEN or web.token_file".into(),
+            });
+            continue;
+        }
         if k.eq_ignore_ascii_case("password") || k.eq_ignore_ascii_case("ics.password") {
             errors.push(SettingsError::Key {
                 origin: "command line".into(),
@@ -282,7 +311,50 @@ where
             }
         }
     };
+    let web_token = match o.str("web.token_file") {
+        "" => web_token_env,
+        f => {
+            let path = resolve(file, f);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim()))
+                    .filter(|t| !t.is_empty()),
+                Err(e) => {
+                    errors.push(SettingsError::Key {
+                        origin: o
+                            .source("web.token_file")
+                            .map(|s| s.name())
+                            .unwrap_or("")
+                            .to_string(),
+                        key: "web.token_file".into(),
+                        problem: format!("cannot read {}: {e}", path.display()),
+                        fix: "point it at a readable file whose first line is the token".into(),
+                    });
+                    None
+                }
+            }
+        }
+    };
     errors.extend(validate(&o, file, checks));
+    if let Err(problem) = web_listen(&o, web_token.is_some()) {
+        let origin = match o.source("web.listen") {
+            Some(Source::ConfigFile) => file.map(|f| f.display().to_string()).unwrap_or_default(),
+            Some(Source::Environment) => "environment variable KIBITZER_WEB_LISTEN".to_string(),
+            Some(Source::CommandLine) => "command line --set".to_string(),
+            Some(s) => s.name().to_string(),
+            None => String::new(),
+        };
+        let fix = if problem.contains("token") {
+            "set a token with web.token_file or KIBITZER_WEB_TOKEN, or listen on loopback (127.0.0.1:8088)"
+        } else {
+            "write an address and port, for example 127.0.0.1:8088 or [::1]:8088; empty turns the page off"
+        };
+        errors.push(SettingsError::Key {
+            origin,
+            key: "web.listen".into(),
+            problem,
+            fix: fix.into(),
+        });
+    }
     if let Some(e) = SettingsError::collect(errors) {
         return Err(e);
     }
@@ -290,7 +362,30 @@ where
         options: o,
         file: file.map(Path::to_path_buf),
         password,
+        web_token,
     })
+}
+
+/// The status page's address (`web.listen`): `None` when off. An address other
+/// than loopback without a token is refused: the page would be open to anyone.
+pub fn web_listen(o: &Options, has_token: bool) -> Result<Option<std::net::SocketAddr>, String> {
+    let text = o.str("web.listen").trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let text = match text.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => text.to_string(),
+    };
+    let addr: std::net::SocketAddr = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not an address with a port"))?;
+    if !addr.ip().is_loopback() && !has_token {
+        return Err(format!(
+            "'{addr}' is not a loopback address and no token is set: the page would be open to anyone who can reach it"
+        ));
+    }
+    Ok(Some(addr))
 }
 
 /// What `daemon --check` adds to `load`: problems the server would find at login (a

@@ -45,6 +45,8 @@ pub struct GameSetup {
     pub class: OpponentClass,
     /// The server showed the opponent's computer title.
     pub computer: bool,
+    /// Where the game's state is published (the status page).
+    pub status: super::status::StatusTx,
 }
 
 /// Input to a game task from the supervisor.
@@ -409,11 +411,37 @@ impl Task {
         }
         self.last = Some(s);
         self.last_at = at;
+        self.publish_board();
         if !known {
             self.request_moves("the server's board is not the one our move list gives");
             return;
         }
         self.after_position(at);
+    }
+
+    /// The board, clocks and last move for the status page.
+    fn publish_board(&self) {
+        let Some(s) = self.last.as_ref() else { return };
+        let last_move = super::status::LastMove::of(&self.start, &self.moves);
+        let fen = self.board.to_fen();
+        let ply = self.ply();
+        let (wms, bms) = (
+            self.unit.millis(s.white_clock),
+            self.unit.millis(s.black_clock),
+        );
+        let ticking = s.ticking.unwrap_or(true) && !self.moves.is_empty();
+        let running = ticking.then(|| super::status::color_name(s.side_to_move).to_string());
+        let board_unix_ms =
+            super::status::unix_ms().saturating_sub(self.last_at.elapsed().as_millis() as u64);
+        self.s.status.game(self.s.game, |g| {
+            g.fen = fen;
+            g.ply = ply;
+            g.last_move = last_move;
+            g.white_ms = wms;
+            g.black_ms = bms;
+            g.running = running;
+            g.board_unix_ms = board_unix_ms;
+        });
     }
 
     fn start_ply(&self) -> u32 {
@@ -429,6 +457,11 @@ impl Task {
         self.overhead
             .sample(charged, measured, self.unit == ClockUnit::Seconds);
         self.stats.overhead_ms = self.overhead.current().as_millis() as u64;
+        let overhead = self.stats.overhead_ms;
+        self.s.status.update(|st| {
+            st.link.lag_ms = Some(charged - measured);
+            st.link.overhead_ms = Some(overhead);
+        });
         self.stats.min_reserve_ms = Some(self.stats.min_reserve_ms.map_or(after, |m| m.min(after)));
         debug!(
             game = self.s.game,
@@ -604,6 +637,10 @@ impl Task {
         let now = Instant::now();
         let ms = now.duration_since(board_at).as_secs_f64() * 1000.0;
         self.stats.reactions.push((ms, instant));
+        self.s.status.update(|st| {
+            st.counters.moves_sent += 1;
+            st.counters.time_left.observe(before.max(0) as f64 / 1000.0);
+        });
         self.pending = Some(Pending {
             ply: self.ply(),
             board_at,
@@ -633,6 +670,7 @@ impl Task {
     fn say(&mut self, lines: Vec<(Channel, String)>) {
         for (ch, text) in lines {
             self.log.push(format!("said: {text}"));
+            self.s.status.game(self.s.game, |g| g.said(&text));
             self.send(match ch {
                 Channel::Whisper => ServerCommand::Whisper(text),
                 Channel::Kibitz => ServerCommand::Kibitz(text),
@@ -642,6 +680,7 @@ impl Task {
 
     fn fault(&mut self, what: &str) {
         self.stats.faults += 1;
+        self.s.status.update(|st| st.engine.healthy = false);
         error!(
             game = self.s.game,
             faults = self.stats.faults,
@@ -675,6 +714,11 @@ impl Task {
                     pv: pv.clone(),
                 };
                 self.think_aloud(ply, t, None);
+                if depth >= 1 && ply == self.ply() && self.our_turn() {
+                    let facts =
+                        super::status::Search::new(&self.board, depth, score, nodes, time, &pv);
+                    self.s.status.game(self.s.game, |g| g.search = Some(facts));
+                }
                 // Only the search for the move at the current ply is logged: a
                 // ponder search's PV starts from a position not on the board yet
                 // (its move numbers were one off and its PV often empty).
@@ -757,6 +801,10 @@ impl Task {
                     self.evals.resize(ply + 1, None);
                 }
                 self.evals[ply] = Some((score, depth));
+                let facts = super::status::Search::new(&self.board, depth, score, nodes, time, &pv);
+                let point = super::status::EvalPoint::of(&self.board, mv, facts.score_cp);
+                let game = self.s.game;
+                self.s.status.update(|st| st.our_move(game, point, facts));
                 self.log.push(format!(
                     "ply {ply:>3} played {} score {} depth {depth} nodes {nodes} time {:.2}{}",
                     self.board.san(mv),
@@ -970,6 +1018,9 @@ impl Task {
             ServerEvent::IllegalMove { text } if self.pending.is_some() => {
                 self.pending = None;
                 self.stats.illegal_replies += 1;
+                self.s
+                    .status
+                    .update(|st| st.counters.illegal_move_replies += 1);
                 error!(game = self.s.game, "the server refused our move: {text}");
                 self.send(ServerCommand::Refresh);
                 self.request_moves("our move was refused");

@@ -16,15 +16,18 @@
 //! Extension points for behaviour built on top:
 //! `Hooks` sees every challenge verdict and every server event the supervisor does
 //! not consume itself, with the writer to answer; `Daemon::subscribe` streams
-//! `BotEvent`s.
+//! `BotEvent`s; `Daemon::status` is the latest `status::Status` (connection, games in
+//! progress, observed games, results, counters), read by the operator's window.
 
 pub mod archive;
 pub mod brain;
 pub mod formula;
 pub mod game;
+pub mod history;
 pub mod lists;
 pub mod observe;
 pub mod owner;
+pub mod status;
 pub mod talk;
 
 use crate::chess::Color;
@@ -168,6 +171,7 @@ pub struct Daemon {
     /// Panic once in the task of this game number (tests).
     pub task_panic_game: Option<u32>,
     task_panicked: Arc<std::sync::atomic::AtomicBool>,
+    status: status::StatusTx,
 }
 
 struct Slot {
@@ -181,6 +185,66 @@ enum SessionEnd {
     Quit,
     Lost(String),
     Kicked,
+}
+
+/// The engine's configuration as the status page shows it.
+fn engine_facts(o: &Options) -> status::EngineFacts {
+    let book = match o.str("bookpath").trim() {
+        "" => match (o.str("book.polyglot").trim(), o.str("book.crafty").trim()) {
+            ("", "") => "none".to_string(),
+            (p, "") => format!("Polyglot {p}"),
+            (_, c) => format!("Crafty {c}"),
+        },
+        d => {
+            let bin = std::path::Path::new(d).join("book.bin");
+            if bin.exists() {
+                format!("{}", bin.display())
+            } else {
+                format!("{d} (no book.bin)")
+            }
+        }
+    };
+    let tables = match o.str("egtpath").trim() {
+        "" => "none".to_string(),
+        dirs => {
+            let n: usize = dirs
+                .split(':')
+                .filter_map(|d| std::fs::read_dir(d).ok())
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .filter(|e| e.file_name().to_string_lossy().ends_with(".rtbw"))
+                        .count()
+                })
+                .sum();
+            format!("Syzygy in {dirs} ({n} WDL files)")
+        }
+    };
+    status::EngineFacts {
+        threads: o.int("threads"),
+        hash_mb: (o.size("hash") >> 20) as u64,
+        ponder: o.bool("ponder"),
+        healthy: true,
+        book,
+        tables,
+        learning: None,
+    }
+}
+
+/// What the learning files of `bookpath` hold (blocking: reads the files).
+fn learning_counts(bookpath: &str) -> Option<status::LearningCounts> {
+    if bookpath.is_empty() {
+        return None;
+    }
+    let dir = std::path::Path::new(bookpath);
+    let l = crate::learn::Learner::open_read_only(dir);
+    let results = std::fs::read_to_string(dir.join(crate::learn::Learner::BOOK_LRN))
+        .map(|t| t.lines().filter(|l| l.starts_with("[Event ")).count())
+        .unwrap_or(0);
+    Some(status::LearningCounts {
+        book: l.overlay().len(),
+        position: l.positions().len(),
+        results,
+    })
 }
 
 /// The connection settings from the options.
@@ -293,7 +357,14 @@ impl Daemon {
             fault: None,
             task_panic_game: None,
             task_panicked: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            status: status::StatusTx::new(),
         }
+    }
+
+    /// The daemon's status as it changes (read-only: nothing read here commands the
+    /// bot).
+    pub fn status(&self) -> tokio::sync::watch::Receiver<status::Status> {
+        self.status.subscribe()
     }
 
     /// How SIGHUP gets new settings.
@@ -332,6 +403,7 @@ impl Daemon {
             }
         };
         let mut st = State::new(o.clone(), self.settings.password.clone());
+        self.publish_start(&cfg, &st);
         let mut backoff = Backoff::new(
             o.duration("ics.reconnect_min"),
             o.duration("ics.reconnect_max"),
@@ -339,6 +411,8 @@ impl Daemon {
         let mut name_in_use = 0;
         let mut ready_sent = false;
         let mut timeseal_refused = false;
+        // Why the last session ended (reported at the next login).
+        let mut lost_why: Option<String> = None;
         loop {
             let mut cfg = connect_config(&st.opts, st.password.clone());
             if timeseal_refused {
@@ -366,8 +440,38 @@ impl Daemon {
                     self.emit(BotEvent::LoggedIn {
                         handle: conn.handle.clone(),
                     });
+                    let handle = conn.handle.clone();
+                    let why = lost_why.take();
+                    self.status.update(|s| {
+                        s.link.connected = true;
+                        s.link.healthy = true;
+                        s.link.handle = handle;
+                        s.link.logged_in_since_unix_ms = Some(status::unix_ms());
+                        s.link.disconnected_since_unix_ms = None;
+                        if let Some(why) = why {
+                            s.counters.reconnects += 1;
+                            s.link.last_reconnect = Some(status::Reconnect {
+                                at_unix_ms: status::unix_ms(),
+                                why,
+                            });
+                        }
+                    });
                     let started = Instant::now();
                     let end = self.session(conn, &cfg, &mut st).instrument(span).await;
+                    let why = match &end {
+                        SessionEnd::Quit => "quit".to_string(),
+                        SessionEnd::Lost(why) => why.clone(),
+                        SessionEnd::Kicked => "another session logged in with our name".into(),
+                    };
+                    lost_why = Some(why);
+                    self.status.update(|s| {
+                        s.link.connected = false;
+                        s.link.healthy = false;
+                        s.link.logged_in_since_unix_ms = None;
+                        s.link.disconnected_since_unix_ms = Some(status::unix_ms());
+                        s.games.clear();
+                        s.observed.clear();
+                    });
                     if started.elapsed() > Duration::from_secs(60) {
                         backoff.reset();
                     }
@@ -434,6 +538,132 @@ impl Daemon {
                 }
             }
         }
+    }
+
+    /// The facts known at start (server, engine) and, read off the async threads,
+    /// the results ledger from the PGN files and the learning counts.
+    fn publish_start(&self, cfg: &ConnectConfig, st: &State) {
+        let o = &st.opts;
+        let facts = engine_facts(o);
+        let (server, port, kind, handle) = (
+            cfg.host.clone(),
+            cfg.port,
+            format!("{:?}", cfg.kind).to_ascii_lowercase(),
+            cfg.handle.clone(),
+        );
+        self.status.update(|s| {
+            s.link.server = server;
+            s.link.port = port;
+            s.link.server_type = kind;
+            s.link.handle = handle;
+            s.engine = facts;
+            s.engine.healthy = true;
+        });
+        let files = st
+            .archive
+            .pgn
+            .as_ref()
+            .map(|p| history::archive_files(p, st.archive.pgn_keep))
+            .unwrap_or_default();
+        let lists = lists_dir(o);
+        let handle = cfg.handle.clone();
+        let bookpath = o.str("bookpath").trim().to_string();
+        let tx = self.status.clone();
+        // Off the async threads and without holding up the login: a big archive
+        // takes a moment. Games that end meanwhile are kept, after the old ones.
+        tokio::task::spawn_blocking(move || {
+            let lists = Lists::load(&lists);
+            let classify = |name: &str| status::class_name(lists.classify(name, false)).to_string();
+            let mut results = history::Results::load(&files, &handle, &classify);
+            let learning = learning_counts(&bookpath);
+            info!(
+                games = results.rows.len(),
+                "results read from the PGN records"
+            );
+            tx.update(|s| {
+                for row in &s.results.rows {
+                    if let Some(p) = &row.pgn {
+                        let who = match row.our_color {
+                            Color::White => row.white.clone(),
+                            Color::Black => row.black.clone(),
+                        };
+                        results.add_record(p, &who, &|_| row.class.clone());
+                    }
+                }
+                s.results = Arc::new(results);
+                s.engine.learning = learning;
+            });
+        });
+    }
+
+    /// A finished game: the counters, the results ledger, the learning counts.
+    async fn record_result(
+        &self,
+        out: &GameOutcome,
+        result: &str,
+        reason: &str,
+        opts: &crate::options::Options,
+    ) {
+        let su = &out.setup;
+        let class = status::class_name(su.class).to_string();
+        let finished = out
+            .end
+            .as_ref()
+            .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
+        let outcome = if out.end.is_none() {
+            "lost".to_string()
+        } else if !finished {
+            "adjourned".to_string()
+        } else {
+            history::Outcome::of(result, su.our_color)
+                .name()
+                .to_string()
+        };
+        let forfeit = finished && archive::termination(reason, result) == "time forfeit";
+        let lost_on_time =
+            forfeit && history::Outcome::of(result, su.our_color) == history::Outcome::Loss;
+        let won_on_time =
+            forfeit && history::Outcome::of(result, su.our_color) == history::Outcome::Win;
+        let pgn = out.pgn.clone().filter(|_| finished);
+        let handle = match su.our_color {
+            Color::White => su.white.clone(),
+            Color::Black => su.black.clone(),
+        };
+        let game = su.game;
+        self.status.update(|s| {
+            s.games.retain(|g| g.game != game);
+            *s.counters
+                .games
+                .entry(outcome)
+                .or_default()
+                .entry(class.clone())
+                .or_insert(0) += 1;
+            s.counters.time_forfeits_us += lost_on_time as u64;
+            s.counters.time_forfeits_opponent += won_on_time as u64;
+            if let Some(p) = &pgn {
+                let mut r = (*s.results).clone();
+                r.add_record(p, &handle, &|_| class.clone());
+                s.results = Arc::new(r);
+            }
+        });
+        if finished {
+            let bookpath = opts.str("bookpath").trim().to_string();
+            if let Ok(learning) =
+                tokio::task::spawn_blocking(move || learning_counts(&bookpath)).await
+            {
+                self.status.update_if(|s| {
+                    let changed = s.engine.learning != learning;
+                    s.engine.learning = learning;
+                    changed
+                });
+            }
+        }
+    }
+
+    /// The observed games, after the observer changed.
+    fn publish_observed(&self, st: &State) {
+        let observed = st.observer.snapshot();
+        self.status.update(|s| s.observed = observed);
     }
 
     fn reload_settings(&mut self, st: &mut State, in_game: bool) {
@@ -571,6 +801,7 @@ impl Daemon {
             fault: self.fault,
             class,
             computer,
+            status: self.status.clone(),
         }
     }
 
@@ -599,6 +830,32 @@ impl Daemon {
             game: setup.game,
             opponent: setup.opponent.clone(),
         });
+        let live = status::LiveGame {
+            game: setup.game,
+            white: setup.white.clone(),
+            black: setup.black.clone(),
+            white_rating: setup.white_rating,
+            black_rating: setup.black_rating,
+            our_color: status::color_name(setup.our_color).into(),
+            opponent: setup.opponent.clone(),
+            opponent_rating: match setup.our_color {
+                Color::White => setup.black_rating,
+                Color::Black => setup.white_rating,
+            },
+            class: status::class_name(setup.class).into(),
+            rated: setup.rated,
+            kind: setup.kind.clone(),
+            time_control: format!("{}+{}", setup.minutes, setup.increment),
+            fen: crate::chess::Board::startpos().to_fen(),
+            white_ms: setup.minutes as i64 * 60_000,
+            black_ms: setup.minutes as i64 * 60_000,
+            board_unix_ms: status::unix_ms(),
+            ..Default::default()
+        };
+        self.status.update(|s| {
+            s.games.retain(|g| g.game != live.game);
+            s.games.push(live);
+        });
         Slot {
             game: setup.game,
             setup,
@@ -607,8 +864,8 @@ impl Daemon {
         }
     }
 
-    async fn finish_game(&self, out: GameOutcome, w: &Writer, st: &mut State) {
-        st.brain = out.brain;
+    async fn finish_game(&self, mut out: GameOutcome, w: &Writer, st: &mut State) {
+        st.brain = out.brain.take();
         st.observer.pause(false);
         let opp = out.setup.opponent.clone();
         let (result, reason) = match &out.end {
@@ -682,6 +939,7 @@ impl Daemon {
                 st.aborts.remove(&key);
             }
         }
+        self.record_result(&out, &result, &reason, &st.opts).await;
         self.emit(BotEvent::GameEnded(Box::new(GameReport {
             game: out.setup.game,
             white: out.setup.white.clone(),
@@ -737,6 +995,7 @@ impl Daemon {
                         info!("shutting down: no new games; the game in progress is played out (signal again to quit at once)");
                         notify(&[sd_notify::NotifyState::Stopping]);
                         st.draining = true;
+                        self.status.update(|s| s.link.draining = true);
                         w.send(&ServerCommand::Unseek);
                         match &slot {
                             Some(s) => {
@@ -767,6 +1026,7 @@ impl Daemon {
                 a = st.observer.recv() => {
                     if let Some(a) = a {
                         st.observer.on_analysis(a, &w);
+                        self.publish_observed(st);
                     }
                 }
                 res = join_game(&mut slot) => {
@@ -831,6 +1091,12 @@ impl Daemon {
                             }
                         }
                     }
+                    let up = healthy && w.is_open();
+                    self.status.update_if(|s| {
+                        let changed = s.link.healthy != up;
+                        s.link.healthy = up;
+                        changed
+                    });
                     if let Some(period) = watchdog {
                         if healthy && w.is_open() && now.duration_since(watchdog_last) >= period {
                             notify(&[sd_notify::NotifyState::Watchdog]);
@@ -854,7 +1120,9 @@ impl Daemon {
         slot: &mut Option<Slot>,
     ) {
         let reply = |t: String| w.send(&ServerCommand::Tell(from.to_string(), t));
+        self.status.update(|s| s.counters.tells_received += 1);
         let Some(level) = st.owners.level(from, unregistered) else {
+            self.status.update(|s| s.counters.tells_refused += 1);
             let key = from.to_ascii_lowercase();
             let now = Instant::now();
             if st
@@ -881,6 +1149,7 @@ impl Daemon {
             Err(e) => return reply(format!("Sorry, {e}.")),
         };
         if cmd.needs() > level {
+            self.status.update(|s| s.counters.tells_refused += 1);
             info!(from, %level, ?cmd, "owner command refused: needs {}", cmd.needs());
             return reply(format!(
                 "Sorry, that needs the {} level, you are {level}.",
@@ -1051,9 +1320,13 @@ impl Daemon {
             }
             ServerEvent::Style12(ref s) => {
                 st.observer.on_board(s, w);
+                self.publish_observed(st);
                 self.hooks.event(&ev, w);
             }
-            ServerEvent::ObservationEnded { game } => st.observer.end(game, "the server ended it"),
+            ServerEvent::ObservationEnded { game } => {
+                st.observer.end(game, "the server ended it");
+                self.publish_observed(st);
+            }
             ServerEvent::Tell {
                 ref from,
                 ref text,
@@ -1084,6 +1357,7 @@ impl Daemon {
                     forward(slot, ev);
                 } else {
                     st.observer.end(e.game, &e.reason);
+                    self.publish_observed(st);
                 }
             }
             ServerEvent::MoveList(_)

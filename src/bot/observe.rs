@@ -178,6 +178,9 @@ struct Watched {
     last: Option<Thought>,
     /// The analysis tag of its current position (0: not analysed yet).
     tag: u64,
+    relay: bool,
+    /// What was said about the game (for the status page).
+    said: Vec<String>,
 }
 
 /// What the observer wants done (the supervisor does it).
@@ -293,6 +296,24 @@ impl Observer {
     }
 
     /// Games observed now.
+    /// The observed games as the status page shows them.
+    pub fn snapshot(&self) -> Vec<super::status::ObservedGame> {
+        self.games
+            .iter()
+            .map(|(&game, g)| super::status::ObservedGame {
+                game,
+                white: g.white.clone(),
+                black: g.black.clone(),
+                relay: g.relay,
+                fen: g.board.to_fen(),
+                search: g.last.as_ref().map(|t| {
+                    super::status::Search::new(&g.board, t.depth, t.score, t.nodes, t.time, &t.pv)
+                }),
+                talk: g.said.clone(),
+            })
+            .collect()
+    }
+
     pub fn watching(&self) -> Vec<u32> {
         self.games.keys().copied().collect()
     }
@@ -350,9 +371,12 @@ impl Observer {
                 talk: Talk::from_options(&opts, Levels::from_options(&opts), venue),
                 last: None,
                 tag: 0,
+                relay,
+                said: Vec::new(),
             }
         });
         w_entry.talk.venue = venue;
+        w_entry.relay = relay;
         // A refresh of the same position changes nothing; any other board (a move, a
         // jump of an examined game) restarts the analysis.
         let changed = w_entry.tag == 0 || w_entry.board.to_fen() != board.to_fen();
@@ -510,6 +534,11 @@ impl Observer {
                 }
                 return;
             }
+        }
+        if let Some(g) = self.games.get_mut(&game) {
+            g.said.extend(lines.iter().map(|(_, t)| t.clone()));
+            let excess = g.said.len().saturating_sub(30);
+            g.said.drain(..excess);
         }
         for (ch, text) in lines {
             w.send(&match ch {

@@ -464,7 +464,7 @@ async fn an_engine_that_ignores_stop_is_replaced() {
     assert_clean(&stats);
 }
 
-fn proc_rss_kb() -> u64 {
+pub(crate) fn proc_rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
@@ -475,7 +475,7 @@ fn proc_rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-fn proc_cpu_secs() -> f64 {
+pub(crate) fn proc_cpu_secs() -> f64 {
     let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = s.rsplit(')').next().unwrap_or("");
     let f: Vec<&str> = after.split_whitespace().collect();

@@ -35,3 +35,5 @@ mod ics_fake_server;
 mod ics_parse;
 mod ics_real_server;
 mod learn;
+mod web;
+mod web_browser;

@@ -1,0 +1,297 @@
+//! `/metrics`: the bot's counters in the Prometheus (OpenMetrics) text format, made
+//! with `prometheus-client` from the newest `Status` at each scrape (a collector, so
+//! nothing is counted twice and nothing here runs between scrapes).
+
+use crate::bot::status::Status;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use tokio::sync::watch;
+
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The registry, with one collector reading the status.
+pub struct Metrics {
+    registry: Registry,
+}
+
+impl Metrics {
+    /// `clients`: the page's live feeds open.
+    pub fn new(status: watch::Receiver<Status>, clients: Arc<AtomicUsize>) -> Metrics {
+        let mut registry = Registry::with_prefix("kibitzer");
+        registry.register_collector(Box::new(StatusCollector { status, clients }));
+        Metrics { registry }
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
+            tracing::error!("cannot encode the metrics: {e}");
+        }
+        out
+    }
+}
+
+struct StatusCollector {
+    status: watch::Receiver<Status>,
+    clients: Arc<AtomicUsize>,
+}
+
+impl std::fmt::Debug for StatusCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StatusCollector")
+    }
+}
+
+/// A histogram given as cumulative buckets.
+#[derive(Debug)]
+struct ConstHistogram {
+    sum: f64,
+    count: u64,
+    buckets: Vec<(f64, u64)>,
+}
+
+impl EncodeMetric for ConstHistogram {
+    fn encode(
+        &self,
+        mut encoder: prometheus_client::encoding::MetricEncoder,
+    ) -> Result<(), std::fmt::Error> {
+        // The buckets given here are cumulative; the encoder wants them per bucket.
+        let mut prev = 0;
+        let per: Vec<(f64, u64)> = self
+            .buckets
+            .iter()
+            .map(|&(b, c)| {
+                let n = c - prev;
+                prev = c;
+                (b, n)
+            })
+            .collect();
+        encoder.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+            self.sum, self.count, &per, None,
+        )
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Histogram
+    }
+}
+
+fn counter(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    v: u64,
+) -> Result<(), std::fmt::Error> {
+    let c = ConstCounter::new(v);
+    let m = enc.encode_descriptor(name, help, None, c.metric_type())?;
+    c.encode(m)
+}
+
+fn gauge(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    unit: Option<&Unit>,
+    v: f64,
+) -> Result<(), std::fmt::Error> {
+    let g = ConstGauge::new(v);
+    let m = enc.encode_descriptor(name, help, unit, g.metric_type())?;
+    g.encode(m)
+}
+
+impl Collector for StatusCollector {
+    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let s = self.status.borrow().clone();
+        let c = &s.counters;
+        let up = |b: bool| if b { 1.0 } else { 0.0 };
+        gauge(
+            &mut enc,
+            "connected",
+            "1 while logged in to the server",
+            None,
+            up(s.link.connected),
+        )?;
+        gauge(
+            &mut enc,
+            "healthy",
+            "1 while the link answers and the engine is healthy (what /healthz checks)",
+            None,
+            up(s.link.connected && s.link.healthy && s.engine.healthy),
+        )?;
+        counter(
+            &mut enc,
+            "reconnects",
+            "logins after a lost connection",
+            c.reconnects,
+        )?;
+        {
+            let m = enc.encode_descriptor(
+                "games",
+                "finished games by our result (win, loss, draw, aborted, adjourned, lost) and opponent class",
+                None,
+                MetricType::Counter,
+            )?;
+            let mut m = m;
+            for (result, by_class) in &c.games {
+                for (class, &n) in by_class {
+                    let labels = [("result", result.as_str()), ("class", class.as_str())];
+                    let fm = m.encode_family(&labels)?;
+                    ConstCounter::new(n).encode(fm)?;
+                }
+            }
+        }
+        counter(
+            &mut enc,
+            "illegal_move_replies",
+            "moves of ours the server answered with Illegal move",
+            c.illegal_move_replies,
+        )?;
+        {
+            let mut m = enc.encode_descriptor(
+                "time_forfeits",
+                "games decided on time: lost by us (side=us) or won on the opponent's flag (side=opponent)",
+                None,
+                MetricType::Counter,
+            )?;
+            for (side, n) in [
+                ("us", c.time_forfeits_us),
+                ("opponent", c.time_forfeits_opponent),
+            ] {
+                let labels = [("side", side)];
+                ConstCounter::new(n).encode(m.encode_family(&labels)?)?;
+            }
+        }
+        gauge(
+            &mut enc,
+            "move_overhead",
+            "the adaptive move overhead of the current or last game",
+            Some(&Unit::Seconds),
+            s.link.overhead_ms.unwrap_or(0) as f64 / 1000.0,
+        )?;
+        gauge(
+            &mut enc,
+            "lag",
+            "what the server charged for our last move beyond our own thinking time",
+            Some(&Unit::Seconds),
+            s.link.lag_ms.unwrap_or(0) as f64 / 1000.0,
+        )?;
+        {
+            let h = ConstHistogram {
+                sum: c.time_left.sum,
+                count: c.time_left.count,
+                buckets: c.time_left.cumulative(),
+            };
+            let m = enc.encode_descriptor(
+                "time_left",
+                "our clock when each of our moves was sent",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            h.encode(m)?;
+        }
+        counter(&mut enc, "moves_sent", "moves we sent", c.moves_sent)?;
+        gauge(
+            &mut enc,
+            "engine_nps",
+            "nodes per second of our last search",
+            None,
+            c.engine_nps as f64,
+        )?;
+        gauge(
+            &mut enc,
+            "search_depth",
+            "depth of our last search",
+            None,
+            c.search_depth as f64,
+        )?;
+        counter(
+            &mut enc,
+            "tells_received",
+            "tells received",
+            c.tells_received,
+        )?;
+        counter(
+            &mut enc,
+            "tells_refused",
+            "tells refused (not an owner, or not allowed)",
+            c.tells_refused,
+        )?;
+        gauge(
+            &mut enc,
+            "games_in_progress",
+            "our games in progress",
+            None,
+            s.games.len() as f64,
+        )?;
+        gauge(
+            &mut enc,
+            "observed_games",
+            "games observed",
+            None,
+            s.observed.len() as f64,
+        )?;
+        gauge(
+            &mut enc,
+            "web_clients",
+            "live feeds of the status page open (WebSocket and event streams)",
+            None,
+            self.clients.load(Ordering::Relaxed) as f64,
+        )?;
+        let uptime = crate::bot::status::unix_ms().saturating_sub(s.started_unix_ms);
+        gauge(
+            &mut enc,
+            "uptime",
+            "time since the daemon started",
+            Some(&Unit::Seconds),
+            uptime as f64 / 1000.0,
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::status::StatusTx;
+
+    #[test]
+    fn counters_gauges_and_the_histogram_are_rendered() {
+        let tx = StatusTx::new();
+        tx.update(|s| {
+            s.link.connected = true;
+            s.counters.reconnects = 2;
+            s.counters
+                .games
+                .entry("win".into())
+                .or_default()
+                .insert("GM".into(), 3);
+            s.counters.time_left.observe(0.7);
+            s.counters.time_left.observe(50.0);
+            s.counters.tells_refused = 4;
+            s.counters.time_forfeits_us = 1;
+        });
+        let text = Metrics::new(tx.subscribe(), Arc::new(AtomicUsize::new(2))).render();
+        for want in [
+            "kibitzer_connected 1",
+            "kibitzer_web_clients 2",
+            "kibitzer_reconnects_total 2",
+            "kibitzer_games_total{result=\"win\",class=\"GM\"} 3",
+            "kibitzer_time_forfeits_total{side=\"us\"} 1",
+            "kibitzer_tells_refused_total 4",
+            "kibitzer_time_left_seconds_bucket{le=\"1.0\"} 1",
+            "kibitzer_time_left_seconds_bucket{le=\"60.0\"} 2",
+            "kibitzer_time_left_seconds_count 2",
+            "# TYPE kibitzer_time_left_seconds histogram",
+            "# TYPE kibitzer_uptime_seconds gauge",
+            "# EOF",
+        ] {
+            assert!(text.contains(want), "{want} missing from\n{text}");
+        }
+    }
+}
