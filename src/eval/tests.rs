@@ -467,7 +467,10 @@ fn breakdown_display_names_every_term() {
         "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     );
     let text = m.to_string();
-    assert!(text.contains("material") && text.contains("9.75"), "{text}");
+    // A queen less with phase 24 - 4: the queen's material tapered at phase 20.
+    let queen = weights::MATERIAL[4].taper(20, PHASE_MAX);
+    let shown = format!("{:.2}", queen as f64 / 100.0);
+    assert!(text.contains("material") && text.contains(&shown), "{shown} not in\n{text}");
 }
 
 // ----- speed -----------------------------------------------------------------------------
