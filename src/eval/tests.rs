@@ -470,7 +470,10 @@ fn breakdown_display_names_every_term() {
     // A queen less with phase 24 - 4: the queen's material tapered at phase 20.
     let queen = weights::MATERIAL[4].taper(20, PHASE_MAX);
     let shown = format!("{:.2}", queen as f64 / 100.0);
-    assert!(text.contains("material") && text.contains(&shown), "{shown} not in\n{text}");
+    assert!(
+        text.contains("material") && text.contains(&shown),
+        "{shown} not in\n{text}"
+    );
 }
 
 // ----- speed -----------------------------------------------------------------------------
