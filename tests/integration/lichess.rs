@@ -131,6 +131,84 @@ async fn lichess_full_games_to_a_result() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two games at once (`lichess.concurrency = 2`), each with its own engine, and
+/// every game stream cut once mid-game: the bridge opens it again, catches up
+/// from `gameFull` and plays both games to a result with legal moves only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_two_games_at_once_and_dropped_streams() {
+    let fake = FakeLichess::start(FakeConfig {
+        drop_game_streams_after: Some(9),
+        ..FakeConfig::default()
+    })
+    .await;
+    let dir = crate::daemon::temp_dir("lichess-two");
+    let d = Daemon::new(settings(
+        &fake.url(),
+        &dir,
+        TOKEN,
+        &["lichess.concurrency=2"],
+    ));
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s
+            .requests
+            .iter()
+            .any(|r| r.1 == "/api/stream/event"))
+            .await
+    );
+    fake.challenge(ChallengeSpec::standard("d1", 60, 0, Color::White));
+    fake.challenge(ChallengeSpec::standard("d2", 60, 0, Color::Black));
+    let mut ended = Vec::new();
+    while ended.len() < 2 {
+        match events_until(&mut events, Duration::from_secs(240), |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        {
+            Some(BotEvent::GameEnded(r)) => ended.push(r),
+            _ => panic!(
+                "both games end: {:?}",
+                fake.with(|s, g| (
+                    s.declined.clone(),
+                    g.iter()
+                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
+                        .collect::<Vec<_>>()
+                ))
+            ),
+        }
+    }
+    fake.with(|s, games| {
+        assert_eq!(s.accepted.len(), 2, "both accepted: {:?}", s.declined);
+        assert_eq!(s.illegal, 0);
+        for g in games {
+            assert_ne!(g.status, "started");
+            assert!(
+                g.streams_opened >= 2,
+                "{}: the stream was opened again",
+                g.id
+            );
+            let r = ended
+                .iter()
+                .find(|r| r.our_color == g.bot_color)
+                .expect("a report");
+            assert_eq!(r.plies, g.moves.len(), "{}: {r:?}", g.id);
+            assert!(
+                ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
+                "{r:?}"
+            );
+        }
+    });
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Challenges outside the formula are declined with Lichess's reason keys; one
 /// inside it is accepted, and the opponent resigning ends the game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -35,6 +35,8 @@ pub struct FakeConfig {
     pub opponent_delay: Duration,
     /// The opponent resigns after this many of its moves (`None`: never).
     pub opponent_resigns_after: Option<usize>,
+    /// Every game stream is cut once, after this many states (`None`: never).
+    pub drop_game_streams_after: Option<usize>,
 }
 
 impl Default for FakeConfig {
@@ -44,6 +46,7 @@ impl Default for FakeConfig {
             burst: 1000,
             opponent_delay: Duration::from_millis(20),
             opponent_resigns_after: None,
+            drop_game_streams_after: None,
         }
     }
 }
@@ -94,6 +97,10 @@ pub struct Game {
     /// gameState sent -> our move received, ms, for each of our moves.
     pub responses: Vec<f64>,
     pub last_state_at: Instant,
+    /// States sent, and when to cut the streams once.
+    pub states_sent: usize,
+    pub drop_after: Option<usize>,
+    pub streams_opened: usize,
 }
 
 #[derive(Default)]
@@ -200,6 +207,11 @@ impl Game {
         let line = format!("{}\n", self.state_json());
         self.last_state_at = Instant::now();
         self.subscribers.retain(|s| s.send(line.clone()).is_ok());
+        self.states_sent += 1;
+        if self.drop_after == Some(self.states_sent) {
+            // The connection drops: every stream of this game ends.
+            self.subscribers.clear();
+        }
     }
 
     /// Plays `m` for the side to move (checked by the caller), runs the clock.
@@ -411,6 +423,7 @@ impl FakeLichess {
                 g.stats.accepted.push(c.id.clone());
                 let gid = format!("g{}", c.id);
                 let initial = c.limit_s as i64 * 1000;
+                let drop_after = g.cfg.drop_game_streams_after;
                 g.games.push(Game {
                     id: gid.clone(),
                     bot_color: c.bot_color,
@@ -427,6 +440,9 @@ impl FakeLichess {
                     bot_clock_after: Vec::new(),
                     responses: Vec::new(),
                     last_state_at: Instant::now(),
+                    states_sent: 0,
+                    drop_after,
+                    streams_opened: 0,
                 });
                 let line = serde_json::json!({"type": "gameStart", "game": {"gameId": gid, "fullId": format!("{gid}xxxx"), "color": color_name(c.bot_color), "fen": Board::startpos().to_fen(), "hasMoved": false, "isMyTurn": c.bot_color == Color::White, "lastMove": "", "opponent": {"id": "opponent", "username": "Opponent", "rating": 1500}, "perf": "bullet", "rated": false, "secondsLeft": c.limit_s, "source": "friend", "speed": "bullet", "variant": {"key": "standard", "name": "Standard"}, "compat": {"bot": true, "board": true}, "id": gid}}).to_string() + "\n";
                 g.events.retain(|s| s.send(line.clone()).is_ok());
@@ -452,6 +468,7 @@ impl FakeLichess {
                 let (tx, rx) = mpsc::unbounded_channel();
                 let _ = tx.send(format!("{}\n\n", game.full_json("KibBot")));
                 game.last_state_at = Instant::now();
+                game.streams_opened += 1;
                 game.subscribers.push(tx);
                 (200, stream(rx))
             }
