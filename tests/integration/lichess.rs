@@ -508,3 +508,73 @@ fn lichess_token_only_from_a_file_or_the_environment() {
     assert!(!format!("{t:?}").contains("lip_secret"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One daemon, two accounts: a FICS game (the fake ICS server's opponent answers
+/// the bot's seek) and a Lichess game at the same time, each to a result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_and_fics_in_one_daemon() {
+    use crate::ics_fake_server::{FakeConfig as IcsConfig, FakeServer};
+    let ics = FakeServer::start(IcsConfig {
+        games: 1,
+        ..IcsConfig::default()
+    })
+    .await;
+    let fake = FakeLichess::start(FakeConfig::default()).await;
+    let dir = crate::daemon::temp_dir("lichess-both");
+    let token = dir.join("lichess.token");
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    let s = crate::daemon::settings(
+        ics.port,
+        &dir,
+        &[
+            "lichess.enabled=on",
+            &format!("lichess.url={}", fake.url()),
+            &format!("lichess.token_file={}", token.display()),
+        ],
+    );
+    let d = Daemon::new(s);
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s
+            .requests
+            .iter()
+            .any(|r| r.1 == "/api/stream/event"))
+            .await,
+        "the Lichess event stream is opened"
+    );
+    fake.challenge(ChallengeSpec::standard("both1", 60, 0, Color::White));
+    let mut ended = Vec::new();
+    while ended.len() < 2 {
+        match events_until(&mut events, Duration::from_secs(240), |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        {
+            Some(BotEvent::GameEnded(r)) => ended.push(r),
+            _ => panic!("both games end: {ended:?} {:?}", ics.stats().results),
+        }
+    }
+    let lichess: Vec<_> = ended.iter().filter(|r| r.game > 1_000_000).collect();
+    assert_eq!(
+        lichess.len(),
+        1,
+        "one Lichess game, one FICS game: {ended:?}"
+    );
+    for r in &ended {
+        assert!(
+            ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
+            "{r:?}"
+        );
+    }
+    assert!(ics.stats().logins >= 1 && ics.stats().illegal_moves == 0);
+    fake.with(|s, _| assert_eq!(s.illegal, 0));
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}
