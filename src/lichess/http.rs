@@ -23,6 +23,10 @@ pub const RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
 /// The longest line of a stream and the longest answer read.
 const MAX_BODY: usize = 1 << 20;
 
+/// A stream silent this long (Lichess sends an empty line every few seconds) is
+/// taken for a dead connection.
+pub const STREAM_IDLE: Duration = Duration::from_secs(60);
+
 #[derive(Debug, Error)]
 pub enum HttpError {
     #[error("lichess.url '{0}' is not an http(s)://host[:port] address")]
@@ -440,7 +444,18 @@ impl Ndjson {
                     what: self.what.clone(),
                 }));
             }
-            match self.body.frame().await {
+            let frame = match tokio::time::timeout(STREAM_IDLE, self.body.frame()).await {
+                Ok(f) => f,
+                Err(_) => {
+                    self.done = true;
+                    self.buf.clear();
+                    return Some(Err(HttpError::Timeout {
+                        what: self.what.clone(),
+                        secs: STREAM_IDLE.as_secs(),
+                    }));
+                }
+            };
+            match frame {
                 None => self.done = true,
                 Some(Err(e)) => {
                     self.done = true;
