@@ -539,10 +539,13 @@ mod tests {
         assert_eq!(s.side_to_move, Color::Black);
         assert_eq!(s.relation, 1);
         assert_eq!(s.ply(), 7);
+        assert_eq!((s.white_clock, s.black_clock), (50_000, 40_000));
+        let first = view("e2e4", Color::Black);
+        let s1 = first.style12(&state("e2e4", 60_000, 60_000));
         assert_eq!(
-            (s.white_clock, s.black_clock),
-            (50_000, 8_000),
-            "first move capped"
+            (s1.white_clock, s1.black_clock),
+            (60_000, FIRST_MOVE_MS),
+            "our clock capped before our first move"
         );
         assert!(View::replay("e2e4 e2e4").is_err());
         assert!(View::replay("e1h1").is_err());
