@@ -18,6 +18,8 @@
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `text`: text files as the commands read them (UTF-8 or Latin-1, binaries
 //!   refused) and control characters escaped in messages.
+//! - `lichess`: the Lichess BOT API (HTTPS client, ndjson streams, typed events,
+//!   the 429 gate); the daemon's `bot::lichess` plays through it.
 //! - `svg`: the SVG drawings pages share (board diagram, evaluation graph).
 //! - `web`: the daemon's read-only status page, JSON, metrics and health check
 //!   (reads the bot's published `Status`; commands nothing).
@@ -34,6 +36,7 @@ pub mod format;
 pub mod game;
 pub mod ics;
 pub mod learn;
+pub mod lichess;
 pub mod options;
 pub mod protocol;
 pub mod settings;

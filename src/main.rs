@@ -991,10 +991,20 @@ fn start_line(s: &kibitzer::settings::Settings) -> String {
         "" => "no book or learning (bookpath not set)".to_string(),
         d => format!("book and learning in {d}"),
     };
+    let mut accounts = Vec::new();
+    if o.bool("ics.enabled") {
+        accounts.push(format!(
+            "{}:{} as {login}",
+            o.str("ics.server"),
+            o.int("ics.port")
+        ));
+    }
+    if o.bool("lichess.enabled") {
+        accounts.push(format!("Lichess at {}", o.str("lichess.url").trim()));
+    }
     format!(
-        "kibitzer daemon: {}:{} as {login}; config {}; {book}; records in {}",
-        o.str("ics.server"),
-        o.int("ics.port"),
+        "kibitzer daemon: {}; config {}; {book}; records in {}",
+        accounts.join(" and "),
         s.file
             .as_ref()
             .map_or("none (defaults)".to_string(), |p| p.display().to_string()),

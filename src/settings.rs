@@ -54,6 +54,8 @@ pub struct Settings {
     pub password: Option<Secret>,
     /// The status page's access token (`web.token_file` or `KIBITZER_WEB_TOKEN`).
     pub web_token: Option<Secret>,
+    /// The Lichess API token (`lichess.token_file` or `KIBITZER_LICHESS_TOKEN`).
+    pub lichess_token: Option<Secret>,
 }
 
 fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
@@ -219,6 +221,16 @@ where
                 });
                 continue;
             }
+            if lookup(&k).is_none() && k == "lichess.token" {
+                errors.push(SettingsError::Key {
+                    origin: origin.clone(),
+                    key: k,
+                    problem: "secrets are not kept in the configuration file".into(),
+                    fix: "put the token in a file named by lichess.token_file or in KIBITZER_LICHESS_TOKEN"
+                        .into(),
+                });
+                continue;
+            }
             if lookup(&k).is_none() && (k == "password" || k == "ics.password") {
                 errors.push(SettingsError::Key {
                     origin: origin.clone(),
@@ -236,8 +248,13 @@ where
     }
     let mut password_env = None;
     let mut web_token_env = None;
+    let mut lichess_token_env = None;
     for (k, v) in env {
         let (k, v) = (k.as_ref(), v.as_ref());
+        if k == crate::lichess::TOKEN_ENV {
+            lichess_token_env = Some(Secret::new(v.trim())).filter(|t| !t.is_empty());
+            continue;
+        }
         if k == PASSWORD_ENV {
             password_env = Some(Secret::new(v));
             continue;
@@ -267,12 +284,12 @@ where
     for (origin, pair) in pairs {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let k = k.trim();
-        if k.eq_ignore_ascii_case("web.token") {
+        if k.eq_ignore_ascii_case("web.token") || k.eq_ignore_ascii_case("lichess.token") {
             errors.push(SettingsError::Key {
                 origin: "command line".into(),
                 key: k.to_string(),
                 problem: "a token on the command line would be visible to every user".into(),
-                fix: "use KIBITZER_WEB_TOKEN or web.token_file".into(),
+                fix: "use KIBITZER_WEB_TOKEN or web.token_file (KIBITZER_LICHESS_TOKEN or lichess.token_file for Lichess)".into(),
             });
             continue;
         }
@@ -334,6 +351,53 @@ where
             }
         }
     };
+    let lichess_token = match o.str("lichess.token_file") {
+        "" => lichess_token_env,
+        f => {
+            let path = resolve(file, f);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim()))
+                    .filter(|t| !t.is_empty()),
+                Err(e) => {
+                    errors.push(SettingsError::Key {
+                        origin: o
+                            .source("lichess.token_file")
+                            .map(|s| s.name())
+                            .unwrap_or("")
+                            .to_string(),
+                        key: "lichess.token_file".into(),
+                        problem: format!("cannot read {}: {e}", path.display()),
+                        fix: "point it at a readable file whose first line is the token".into(),
+                    });
+                    None
+                }
+            }
+        }
+    };
+    if o.bool("lichess.enabled") {
+        let origin = match o.source("lichess.enabled") {
+            Some(Source::ConfigFile) => file.map(|f| f.display().to_string()).unwrap_or_default(),
+            Some(s) => s.name().to_string(),
+            None => String::new(),
+        };
+        if lichess_token.is_none() {
+            errors.push(SettingsError::Key {
+                origin: origin.clone(),
+                key: "lichess.enabled".into(),
+                problem: "no Lichess API token".into(),
+                fix: "put the token (scope bot:play) in a file named by lichess.token_file or in KIBITZER_LICHESS_TOKEN".into(),
+            });
+        }
+        if let Err(e) = crate::lichess::BaseUrl::parse(o.str("lichess.url")) {
+            errors.push(SettingsError::Key {
+                origin,
+                key: "lichess.url".into(),
+                problem: e.to_string(),
+                fix: "write https://lichess.org (or http://host:port for a local test server)"
+                    .into(),
+            });
+        }
+    }
     errors.extend(validate(&o, file, checks));
     if let Err(problem) = web_listen(&o, web_token.is_some()) {
         let origin = match o.source("web.listen") {
@@ -363,6 +427,7 @@ where
         file: file.map(Path::to_path_buf),
         password,
         web_token,
+        lichess_token,
     })
 }
 
@@ -392,6 +457,9 @@ pub fn web_listen(o: &Options, has_token: bool) -> Result<Option<std::net::Socke
 /// handle it refuses, a registered handle without a password).
 pub fn check_login(s: &Settings) -> Result<(), SettingsError> {
     let o = &s.options;
+    if !o.bool("ics.enabled") {
+        return Ok(());
+    }
     let origin = match o.source("ics.handle") {
         Some(Source::ConfigFile) => s
             .file
@@ -490,7 +558,7 @@ fn validate(o: &Options, file: Option<&Path>, checks: &[KeyCheck]) -> Vec<Settin
             errors.push(bad(c.key, p, c.fix));
         }
     }
-    if o.str("ics.server").trim().is_empty() {
+    if o.bool("ics.enabled") && o.str("ics.server").trim().is_empty() {
         errors.push(SettingsError::Key {
             origin: origin("ics.server"),
             key: "ics.server".into(),

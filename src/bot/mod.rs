@@ -24,6 +24,7 @@ pub mod brain;
 pub mod formula;
 pub mod game;
 pub mod history;
+pub mod lichess;
 pub mod lists;
 pub mod observe;
 pub mod owner;
@@ -390,8 +391,56 @@ impl Daemon {
         let _ = self.events.send(e);
     }
 
-    /// Runs until told to quit (or the credentials are refused).
+    /// Runs until told to quit (or the credentials are refused): the ICS account of
+    /// `[ics]` (unless `ics.enabled` is off) and, with `lichess.enabled`, the Lichess
+    /// account beside it; the signals reach both.
     pub async fn run(mut self) -> Exit {
+        let o = self.settings.options.clone();
+        if !o.bool("lichess.enabled") {
+            return self.run_ics().await;
+        }
+        let (stop_tx, stop_rx) = tokio::sync::watch::channel(lichess::Stop::Run);
+        let stop_tx = Arc::new(stop_tx);
+        let account = tokio::spawn(lichess::run(
+            self.settings.clone(),
+            self.events.clone(),
+            self.status.clone(),
+            stop_rx,
+        ));
+        let ics = o.bool("ics.enabled");
+        let (fwd_tx, fwd_rx) = mpsc::unbounded_channel();
+        let mut signals = std::mem::replace(&mut self.control_rx, fwd_rx);
+        let stop = stop_tx.clone();
+        tokio::spawn(async move {
+            while let Some(m) = signals.recv().await {
+                match m {
+                    ControlMsg::Shutdown => {
+                        stop.send_replace(lichess::Stop::Drain);
+                    }
+                    ControlMsg::Quit => {
+                        stop.send_replace(lichess::Stop::Quit);
+                    }
+                    ControlMsg::Reload => {}
+                }
+                if ics {
+                    let _ = fwd_tx.send(m);
+                }
+            }
+        });
+        let ics_exit = if ics { self.run_ics().await } else { Exit::Ok };
+        if ics_exit != Exit::Ok {
+            stop_tx.send_replace(lichess::Stop::Quit);
+        }
+        let lichess_exit = account.await.unwrap_or(Exit::Failure);
+        if ics_exit != Exit::Ok {
+            ics_exit
+        } else {
+            lichess_exit
+        }
+    }
+
+    /// The ICS account.
+    async fn run_ics(&mut self) -> Exit {
         let o = self.settings.options.clone();
         let cfg = connect_config(&o, self.settings.password.clone());
         let archive = Archive::from_options(&o);

@@ -117,6 +117,8 @@ enum WireOut {
     Line(String),
     Secret(String),
     Raw(Vec<u8>, &'static str),
+    /// A typed command for a server that is not line-based (see `Writer::typed`).
+    Typed(ServerCommand),
 }
 
 /// Sends commands to the server, each rendered by the server's profile (the one
@@ -128,9 +130,42 @@ pub struct Writer {
     profile: Arc<ServerProfile>,
     /// Commands the server answered with `Command not found.`.
     missing: Arc<Mutex<HashSet<String>>>,
+    /// Hands commands over typed instead of rendering them (`Writer::typed`).
+    typed: bool,
+}
+
+/// The typed commands of a `Writer::typed`.
+pub struct TypedCommands(mpsc::UnboundedReceiver<WireOut>);
+
+impl TypedCommands {
+    /// The next command; `None` when every writer is gone.
+    pub async fn recv(&mut self) -> Option<ServerCommand> {
+        loop {
+            match self.0.recv().await? {
+                WireOut::Typed(c) => return Some(c),
+                _ => continue,
+            }
+        }
+    }
 }
 
 impl Writer {
+    /// A writer for a server that is not line-based (the Lichess bridge): commands
+    /// are handed over typed, unrendered, to the returned receiver, whose owner
+    /// turns them into that server's requests. The profile says what the game task
+    /// may use (clock unit, autoflag).
+    pub fn typed(profile: ServerProfile) -> (Writer, TypedCommands) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let w = Writer {
+            tx,
+            last_sent: Arc::new(Mutex::new(Instant::now())),
+            profile: Arc::new(profile),
+            missing: Arc::new(Mutex::new(HashSet::new())),
+            typed: true,
+        };
+        (w, TypedCommands(rx))
+    }
+
     /// Renders and sends `cmd` (a warning, and nothing sent, when it cannot be
     /// rendered safely).
     pub fn send(&self, cmd: &ServerCommand) {
@@ -139,6 +174,10 @@ impl Writer {
 
     /// `send`, telling whether anything was sent.
     pub fn try_send(&self, cmd: &ServerCommand) -> bool {
+        if self.typed {
+            *self.last_sent.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+            return self.tx.send(WireOut::Typed(cmd.clone())).is_ok();
+        }
         let missing = self
             .missing
             .lock()
@@ -277,6 +316,7 @@ impl Connection {
             while let Some(out) = wrx.recv().await {
                 let (bytes, shown) = match out {
                     WireOut::Raw(b, what) => (b, what.to_string()),
+                    WireOut::Typed(_) => continue,
                     WireOut::Line(l) => {
                         let b = match seal {
                             Some(_) => {
@@ -355,6 +395,7 @@ impl Connection {
             last_sent: Arc::new(Mutex::new(Instant::now())),
             profile: Arc::new(profile.clone()),
             missing: Arc::new(Mutex::new(HashSet::new())),
+            typed: false,
         };
         if let Some(v) = seal {
             let hello = timeseal::hello(v, "openseal");

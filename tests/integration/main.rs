@@ -35,5 +35,7 @@ mod ics_fake_server;
 mod ics_parse;
 mod ics_real_server;
 mod learn;
+mod lichess;
+mod lichess_fake_server;
 mod web;
 mod web_browser;

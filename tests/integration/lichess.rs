@@ -1,0 +1,580 @@
+//! The Lichess account against the fake Lichess (`lichess_fake_server`): whole
+//! games to a result through the daemon (`lichess.enabled`, `ics.enabled = off`),
+//! challenges declined with Lichess's reasons, a non-BOT account and a bad token
+//! refused, the minute's wait after an HTTP 429 (tokio's paused clock), and the
+//! event parsers on arbitrary input.
+
+use crate::lichess_fake_server::{ChallengeSpec, FakeConfig, FakeLichess, TOKEN};
+use kibitzer::bot::{BotEvent, ControlMsg, Daemon, Exit};
+use kibitzer::chess::Color;
+use kibitzer::lichess::{HttpError, Lichess, LichessError};
+use proptest::prelude::*;
+use std::path::Path;
+use std::time::Duration;
+
+fn settings(url: &str, dir: &Path, token: &str, extra: &[&str]) -> kibitzer::settings::Settings {
+    let mut cli: Vec<String> = vec![
+        "ics.enabled=off".into(),
+        "lichess.enabled=on".into(),
+        format!("lichess.url={url}"),
+        format!("records.dir={}", dir.display()),
+        format!("bot.noplay_file={}", dir.join("noplay").display()),
+        format!("bot.lists={}", dir.join("lists").display()),
+        "hash=4M".into(),
+        "ponder=off".into(),
+        "sn=1500".into(),
+        "ics.reconnect_min=0.2".into(),
+        "ics.reconnect_max=1".into(),
+        "bot.min_time=1".into(),
+        "bot.max_time=10".into(),
+    ];
+    cli.extend(extra.iter().map(|s| s.to_string()));
+    kibitzer::settings::load(None, [("KIBITZER_LICHESS_TOKEN", token)], &cli)
+        .expect("test settings")
+}
+
+async fn events_until(
+    rx: &mut tokio::sync::broadcast::Receiver<BotEvent>,
+    limit: Duration,
+    mut f: impl FnMut(&BotEvent) -> bool,
+) -> Option<BotEvent> {
+    let end = tokio::time::Instant::now() + limit;
+    loop {
+        match tokio::time::timeout_at(end, rx.recv()).await {
+            Ok(Ok(e)) if f(&e) => return Some(e),
+            Ok(Ok(_)) | Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {}
+            _ => return None,
+        }
+    }
+}
+
+/// Two whole games (the bot White, then Black) at 1+0 and 1+1 against the
+/// scripted opponent, each to a result: every move legal, no time lost, the
+/// records written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_full_games_to_a_result() {
+    let fake = FakeLichess::start(FakeConfig::default()).await;
+    let dir = crate::daemon::temp_dir("lichess-games");
+    let d = Daemon::new(settings(&fake.url(), &dir, TOKEN, &[]));
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s
+            .requests
+            .iter()
+            .any(|r| r.1 == "/api/stream/event"))
+            .await,
+        "the event stream is opened"
+    );
+    for (id, limit, inc, color) in [("c1", 60, 0, Color::White), ("c2", 60, 1, Color::Black)] {
+        fake.challenge(ChallengeSpec::standard(id, limit, inc, color));
+        let ended = events_until(&mut events, Duration::from_secs(240), |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        .unwrap_or_else(|| {
+            panic!(
+                "the game ends: {:?}",
+                fake.with(|s, g| (
+                    s.declined.clone(),
+                    g.iter()
+                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
+                        .collect::<Vec<_>>()
+                ))
+            )
+        });
+        let BotEvent::GameEnded(r) = ended else {
+            unreachable!()
+        };
+        assert_eq!(r.our_color, color);
+        assert!(
+            ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
+            "a result: {r:?}"
+        );
+        assert!(r.plies >= 2, "moves were played: {r:?}");
+        assert!(
+            !r.reason.contains("forfeits on time")
+                || r.result == if color == Color::White { "1-0" } else { "0-1" },
+            "we did not lose on time: {r:?}"
+        );
+        fake.with(|s, games| {
+            let g = games.iter().find(|g| g.id == format!("g{id}")).expect("the game");
+            assert_eq!(s.illegal, 0, "no illegal or out-of-turn move");
+            assert_ne!(g.status, "started");
+            assert_eq!(g.moves.len(), r.plies, "our move list is the server's");
+            let min = g.bot_clock_after.iter().min().copied().unwrap_or(0);
+            let med = {
+                let mut v = g.responses.clone();
+                v.sort_by(f64::total_cmp);
+                v.get(v.len() / 2).copied().unwrap_or(0.0)
+            };
+            eprintln!(
+                "lichess game {id}: {} plies, {} {} ({}), smallest clock kept {min} ms, response median {med:.1} ms",
+                g.moves.len(),
+                r.result,
+                g.status,
+                r.reason
+            );
+            assert!(min > 0, "our clock never ran out");
+        });
+    }
+    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
+    assert_eq!(pgn.matches("[Event ").count(), 2, "two records: {pgn}");
+    assert!(pgn.contains("[White \"KibBot\"]") && pgn.contains("[Black \"KibBot\"]"));
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("the daemon stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Two games at once (`lichess.concurrency = 2`), each with its own engine, and
+/// every game stream cut once mid-game: the bridge opens it again, catches up
+/// from `gameFull` and plays both games to a result with legal moves only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_two_games_at_once_and_dropped_streams() {
+    let fake = FakeLichess::start(FakeConfig {
+        drop_game_streams_after: Some(9),
+        ..FakeConfig::default()
+    })
+    .await;
+    let dir = crate::daemon::temp_dir("lichess-two");
+    let d = Daemon::new(settings(
+        &fake.url(),
+        &dir,
+        TOKEN,
+        &["lichess.concurrency=2"],
+    ));
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s
+            .requests
+            .iter()
+            .any(|r| r.1 == "/api/stream/event"))
+            .await
+    );
+    fake.challenge(ChallengeSpec::standard("d1", 60, 0, Color::White));
+    fake.challenge(ChallengeSpec::standard("d2", 60, 0, Color::Black));
+    let mut ended = Vec::new();
+    while ended.len() < 2 {
+        match events_until(&mut events, Duration::from_secs(240), |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        {
+            Some(BotEvent::GameEnded(r)) => ended.push(r),
+            _ => panic!(
+                "both games end: {:?}",
+                fake.with(|s, g| (
+                    s.declined.clone(),
+                    g.iter()
+                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
+                        .collect::<Vec<_>>()
+                ))
+            ),
+        }
+    }
+    fake.with(|s, games| {
+        assert_eq!(s.accepted.len(), 2, "both accepted: {:?}", s.declined);
+        assert_eq!(s.illegal, 0);
+        for g in games {
+            assert_ne!(g.status, "started");
+            assert!(
+                g.streams_opened >= 2,
+                "{}: the stream was opened again",
+                g.id
+            );
+            let r = ended
+                .iter()
+                .find(|r| r.our_color == g.bot_color)
+                .expect("a report");
+            assert_eq!(r.plies, g.moves.len(), "{}: {r:?}", g.id);
+            assert!(
+                ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
+                "{r:?}"
+            );
+        }
+    });
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Challenges outside the formula are declined with Lichess's reason keys; one
+/// inside it is accepted, and the opponent resigning ends the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_challenges_declined_with_reasons() {
+    let cfg = FakeConfig {
+        opponent_resigns_after: Some(3),
+        ..FakeConfig::default()
+    };
+    let fake = FakeLichess::start(cfg).await;
+    let dir = crate::daemon::temp_dir("lichess-decline");
+    let d = Daemon::new(settings(
+        &fake.url(),
+        &dir,
+        TOKEN,
+        &["bot.rated=unrated", "bot.computers=off", "bot.max_inc=5"],
+    ));
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    let spec = |id: &str| ChallengeSpec::standard(id, 120, 0, Color::White);
+    let cases = [
+        (
+            ChallengeSpec {
+                variant: "chess960".into(),
+                ..spec("v1")
+            },
+            "variant",
+        ),
+        (
+            ChallengeSpec {
+                limit_s: 30,
+                ..spec("f1")
+            },
+            "tooFast",
+        ),
+        (
+            ChallengeSpec {
+                limit_s: 1800,
+                ..spec("s1")
+            },
+            "tooSlow",
+        ),
+        (
+            ChallengeSpec {
+                increment_s: 30,
+                ..spec("t1")
+            },
+            "timeControl",
+        ),
+        (
+            ChallengeSpec {
+                rated: true,
+                ..spec("r1")
+            },
+            "casual",
+        ),
+        (
+            ChallengeSpec {
+                challenger_title: Some("BOT".into()),
+                ..spec("b1")
+            },
+            "noBot",
+        ),
+    ];
+    for (c, _) in &cases {
+        fake.challenge(c.clone());
+    }
+    fake.challenge(spec("ok1"));
+    assert!(
+        fake.wait_for(Duration::from_secs(30), |s, _| s.declined.len()
+            == cases.len()
+            && s.accepted.len() == 1)
+            .await,
+        "every challenge answered: {:?}",
+        fake.with(|s, _| (s.declined.clone(), s.accepted.clone()))
+    );
+    fake.with(|s, _| {
+        for (c, want) in &cases {
+            let got = s
+                .declined
+                .iter()
+                .find(|d| d.0 == c.id)
+                .map(|d| d.1.as_str());
+            assert_eq!(got, Some(*want), "challenge {}", c.id);
+        }
+        assert_eq!(s.accepted, vec!["ok1".to_string()]);
+    });
+    let ended = events_until(&mut events, Duration::from_secs(60), |e| {
+        matches!(e, BotEvent::GameEnded(_))
+    })
+    .await
+    .expect("the game ends");
+    let BotEvent::GameEnded(r) = ended else {
+        unreachable!()
+    };
+    assert_eq!(
+        (r.result.as_str(), r.reason.as_str()),
+        ("1-0", "Opponent resigns")
+    );
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An account without the BOT title is refused with how to upgrade it, and the
+/// daemon stops with the credentials status without upgrading anything; a wrong
+/// token is refused the same way.
+#[tokio::test]
+async fn lichess_refuses_a_non_bot_account_and_a_bad_token() {
+    let fake = FakeLichess::start(FakeConfig {
+        title: None,
+        ..FakeConfig::default()
+    })
+    .await;
+    let api = Lichess::new(
+        &fake.url(),
+        kibitzer::ics::Secret::new(TOKEN),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let e = api.bot_account().await.unwrap_err();
+    assert!(matches!(e, LichessError::NotBot { .. }), "{e}");
+    assert!(e.to_string().contains("api/bot/account/upgrade"), "{e}");
+    let dir = crate::daemon::temp_dir("lichess-notbot");
+    let exit = tokio::time::timeout(
+        Duration::from_secs(20),
+        Daemon::new(settings(&fake.url(), &dir, TOKEN, &[])).run(),
+    )
+    .await
+    .expect("stops");
+    assert_eq!(exit, Exit::Credentials);
+    let exit = tokio::time::timeout(
+        Duration::from_secs(20),
+        Daemon::new(settings(&fake.url(), &dir, "lip_wrong", &[])).run(),
+    )
+    .await
+    .expect("stops");
+    assert_eq!(exit, Exit::Credentials);
+    fake.with(|s, _| {
+        assert!(s.unauthorized >= 1);
+        assert!(
+            s.requests.iter().all(|r| !r.1.contains("upgrade")),
+            "never upgrades"
+        );
+    });
+    let bad = Lichess::new(
+        &fake.url(),
+        kibitzer::ics::Secret::new("nope"),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let e = bad.account().await.unwrap_err();
+    assert!(
+        matches!(e, LichessError::Http(HttpError::Unauthorized { .. })),
+        "{e}"
+    );
+    assert!(
+        !e.to_string().contains("nope"),
+        "the token is never shown: {e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// After an HTTP 429 no request leaves for a minute (tokio's paused clock: the
+/// wait is measured, not slept).
+#[tokio::test(start_paused = true)]
+async fn lichess_waits_a_minute_after_429() {
+    let fake = FakeLichess::start(FakeConfig {
+        burst: 2,
+        ..FakeConfig::default()
+    })
+    .await;
+    let api = Lichess::new(
+        &fake.url(),
+        kibitzer::ics::Secret::new(TOKEN),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    api.account().await.unwrap();
+    api.account().await.unwrap();
+    let e = api.account().await.unwrap_err();
+    assert!(
+        matches!(e, LichessError::Http(HttpError::RateLimited { .. })),
+        "{e}"
+    );
+    let before = tokio::time::Instant::now();
+    let sent = api.client.requests();
+    // The next request (any, from any clone) waits out the minute, then succeeds.
+    let again = api.clone();
+    again.account().await.unwrap();
+    let waited = before.elapsed();
+    assert!(waited >= Duration::from_secs(60), "waited {waited:?}");
+    assert_eq!(
+        api.client.requests(),
+        sent + 1,
+        "one request, after the wait"
+    );
+    fake.with(|s, _| {
+        assert_eq!(s.rate_limited, 1);
+        assert_eq!(s.requests.len(), 4);
+    });
+}
+
+fn json_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        "[a-zA-Z]{0,10}".prop_map(serde_json::Value::from),
+        prop_oneof![
+            Just("challenge"),
+            Just("gameStart"),
+            Just("gameFinish"),
+            Just("gameFull"),
+            Just("gameState"),
+            Just("chatLine"),
+            Just("opponentGone"),
+            Just("standard")
+        ]
+        .prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(4, 40, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(serde_json::Value::from),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("challenge".to_string()),
+                        Just("game".to_string()),
+                        Just("state".to_string()),
+                        Just("id".to_string()),
+                        Just("moves".to_string()),
+                        Just("wtime".to_string()),
+                        "[a-z]{1,6}"
+                    ],
+                    inner
+                ),
+                0..6
+            )
+            .prop_map(|kv| serde_json::Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Every parser gives a value or an error naming what it read, never a panic.
+    #[test]
+    fn lichess_parsers_never_panic(v in json_value(), s in ".{0,200}") {
+        for text in [v.to_string(), s] {
+            let _ = kibitzer::lichess::parse_event(&text);
+            let _ = kibitzer::lichess::parse_game_event(&text);
+            if let Err(e) = kibitzer::lichess::parse_account(&text) {
+                prop_assert!(e.to_string().starts_with("the account"));
+            }
+        }
+    }
+}
+
+/// The token is never a setting: refused on the command line, required when
+/// Lichess is on, read from its file (first line) and never printed.
+#[test]
+fn lichess_token_only_from_a_file_or_the_environment() {
+    let none = std::iter::empty::<(String, String)>();
+    let e = kibitzer::settings::load(None, none, &["lichess.token=lip_x".to_string()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("lichess.token") && !e.contains("lip_x"), "{e}");
+    let e = kibitzer::settings::load(
+        None,
+        std::iter::empty::<(String, String)>(),
+        &["lichess.enabled=on".to_string()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("no Lichess API token"), "{e}");
+    let dir = crate::daemon::temp_dir("lichess-token");
+    let f = dir.join("token");
+    std::fs::write(&f, "lip_secret\n").unwrap();
+    let s = kibitzer::settings::load(
+        None,
+        std::iter::empty::<(String, String)>(),
+        &[
+            "lichess.enabled=on".to_string(),
+            format!("lichess.token_file={}", f.display()),
+        ],
+    )
+    .unwrap();
+    let t = s.lichess_token.expect("the token");
+    assert_eq!(t.expose(), "lip_secret");
+    assert!(!format!("{t:?}").contains("lip_secret"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One daemon, two accounts: a FICS game (the fake ICS server's opponent answers
+/// the bot's seek) and a Lichess game at the same time, each to a result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_and_fics_in_one_daemon() {
+    use crate::ics_fake_server::{FakeConfig as IcsConfig, FakeServer};
+    let ics = FakeServer::start(IcsConfig {
+        games: 1,
+        ..IcsConfig::default()
+    })
+    .await;
+    let fake = FakeLichess::start(FakeConfig::default()).await;
+    let dir = crate::daemon::temp_dir("lichess-both");
+    let token = dir.join("lichess.token");
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    let s = crate::daemon::settings(
+        ics.port,
+        &dir,
+        &[
+            "lichess.enabled=on",
+            &format!("lichess.url={}", fake.url()),
+            &format!("lichess.token_file={}", token.display()),
+        ],
+    );
+    let d = Daemon::new(s);
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s
+            .requests
+            .iter()
+            .any(|r| r.1 == "/api/stream/event"))
+            .await,
+        "the Lichess event stream is opened"
+    );
+    fake.challenge(ChallengeSpec::standard("both1", 60, 0, Color::White));
+    let mut ended = Vec::new();
+    while ended.len() < 2 {
+        match events_until(&mut events, Duration::from_secs(240), |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        {
+            Some(BotEvent::GameEnded(r)) => ended.push(r),
+            _ => panic!("both games end: {ended:?} {:?}", ics.stats().results),
+        }
+    }
+    let lichess: Vec<_> = ended.iter().filter(|r| r.game > 1_000_000).collect();
+    assert_eq!(
+        lichess.len(),
+        1,
+        "one Lichess game, one FICS game: {ended:?}"
+    );
+    for r in &ended {
+        assert!(
+            ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
+            "{r:?}"
+        );
+    }
+    assert!(ics.stats().logins >= 1 && ics.stats().illegal_moves == 0);
+    fake.with(|s, _| assert_eq!(s.illegal, 0));
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&dir);
+}

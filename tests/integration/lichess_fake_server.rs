@@ -1,0 +1,623 @@
+//! A fake Lichess on 127.0.0.1, written from the published BOT API description:
+//! `/api/account`, `/api/stream/event` (ndjson, keep-alive empty lines),
+//! challenges accepted (a game starts) or declined (the reason kept), the game
+//! stream (`gameFull`, then a `gameState` after every move) with a real clock
+//! that flags at zero and Fisher increments, moves checked by the crate's own
+//! move generator (an illegal or out-of-turn move is answered 400), a scripted
+//! opponent that plays legal moves, resign, abort, draw and chat, a 401 for a
+//! wrong token and a 429 when more than `burst` requests come within a second.
+//! Simplifications: threefold repetition and the 50-move rule end the game at once
+//! (Lichess waits for a claim or the fivefold/75-move rule).
+
+use bytes::Bytes;
+use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use kibitzer::chess::{Board, Color, Move};
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+pub const TOKEN: &str = "lip_good_token";
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+#[derive(Clone, Debug)]
+pub struct FakeConfig {
+    /// The account's title (`BOT` for a bot account).
+    pub title: Option<String>,
+    /// More requests than this within a second are answered 429.
+    pub burst: usize,
+    /// The opponent's delay before each move.
+    pub opponent_delay: Duration,
+    /// The opponent resigns after this many of its moves (`None`: never).
+    pub opponent_resigns_after: Option<usize>,
+    /// Every game stream is cut once, after this many states (`None`: never).
+    pub drop_game_streams_after: Option<usize>,
+}
+
+impl Default for FakeConfig {
+    fn default() -> Self {
+        FakeConfig {
+            title: Some("BOT".into()),
+            burst: 1000,
+            opponent_delay: Duration::from_millis(20),
+            opponent_resigns_after: None,
+            drop_game_streams_after: None,
+        }
+    }
+}
+
+/// A challenge to send on the event stream.
+#[derive(Clone, Debug)]
+pub struct ChallengeSpec {
+    pub id: String,
+    pub variant: String,
+    pub rated: bool,
+    pub limit_s: u32,
+    pub increment_s: u32,
+    pub challenger_title: Option<String>,
+    /// The colour the bot gets.
+    pub bot_color: Color,
+}
+
+impl ChallengeSpec {
+    pub fn standard(id: &str, limit_s: u32, increment_s: u32, bot_color: Color) -> Self {
+        ChallengeSpec {
+            id: id.into(),
+            variant: "standard".into(),
+            rated: false,
+            limit_s,
+            increment_s,
+            challenger_title: None,
+            bot_color,
+        }
+    }
+}
+
+pub struct Game {
+    pub id: String,
+    pub bot_color: Color,
+    pub board: Board,
+    pub moves: Vec<Move>,
+    pub clock: [i64; 2],
+    pub inc: i64,
+    pub initial: i64,
+    /// When the side to move started its turn (the clock runs from both first moves).
+    pub turn_started: Instant,
+    pub status: String,
+    pub winner: Option<Color>,
+    pub subscribers: Vec<mpsc::UnboundedSender<String>>,
+    pub opponent_moves: usize,
+    /// Our clock after each of our moves, ms.
+    pub bot_clock_after: Vec<i64>,
+    /// gameState sent -> our move received, ms, for each of our moves.
+    pub responses: Vec<f64>,
+    pub last_state_at: Instant,
+    /// States sent, and when to cut the streams once.
+    pub states_sent: usize,
+    pub drop_after: Option<usize>,
+    pub streams_opened: usize,
+}
+
+#[derive(Default)]
+pub struct Stats {
+    pub requests: Vec<(String, String, String, u16)>,
+    pub declined: Vec<(String, String)>,
+    pub accepted: Vec<String>,
+    pub illegal: usize,
+    pub chats: Vec<(String, String)>,
+    pub rate_limited: usize,
+    pub unauthorized: usize,
+}
+
+struct Inner {
+    cfg: FakeConfig,
+    challenges: Vec<ChallengeSpec>,
+    events: Vec<mpsc::UnboundedSender<String>>,
+    games: Vec<Game>,
+    recent: Vec<Instant>,
+    stats: Stats,
+}
+
+#[derive(Clone)]
+pub struct FakeLichess {
+    pub port: u16,
+    inner: Arc<Mutex<Inner>>,
+}
+
+fn idx(c: Color) -> usize {
+    match c {
+        Color::White => 0,
+        Color::Black => 1,
+    }
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+impl Game {
+    fn uci_moves(&self) -> String {
+        self.moves
+            .iter()
+            .map(|m| m.to_uci())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The clocks now (the side to move's running once both have moved).
+    fn clocks_now(&self) -> [i64; 2] {
+        let mut c = self.clock;
+        if self.status == "started" && self.moves.len() >= 2 {
+            let s = idx(self.board.side_to_move());
+            c[s] -= self.turn_started.elapsed().as_millis() as i64;
+        }
+        c
+    }
+
+    fn state_json(&self) -> serde_json::Value {
+        let c = self.clocks_now();
+        let mut v = serde_json::json!({
+            "type": "gameState",
+            "moves": self.uci_moves(),
+            "wtime": c[0].max(0),
+            "btime": c[1].max(0),
+            "winc": self.inc,
+            "binc": self.inc,
+            "status": self.status,
+        });
+        if let Some(w) = self.winner {
+            v["winner"] = color_name(w).into();
+        }
+        v
+    }
+
+    fn full_json(&self, bot: &str) -> String {
+        let bot_player = serde_json::json!({"id": bot.to_ascii_lowercase(), "name": bot, "title": "BOT", "rating": 2000});
+        let opp = serde_json::json!({"id": "opponent", "name": "Opponent", "title": null, "rating": 1500});
+        let (w, b) = match self.bot_color {
+            Color::White => (bot_player, opp),
+            Color::Black => (opp, bot_player),
+        };
+        serde_json::json!({
+            "type": "gameFull",
+            "id": self.id,
+            "variant": {"key": "standard", "name": "Standard", "short": "Std"},
+            "clock": {"initial": self.initial, "increment": self.inc},
+            "speed": "bullet",
+            "perf": {"name": "Bullet"},
+            "rated": false,
+            "createdAt": 0,
+            "white": w,
+            "black": b,
+            "initialFen": "startpos",
+            "state": self.state_json(),
+        })
+        .to_string()
+    }
+
+    fn broadcast(&mut self) {
+        let line = format!("{}\n", self.state_json());
+        self.last_state_at = Instant::now();
+        self.subscribers.retain(|s| s.send(line.clone()).is_ok());
+        self.states_sent += 1;
+        if self.drop_after == Some(self.states_sent) {
+            // The connection drops: every stream of this game ends.
+            self.subscribers.clear();
+        }
+    }
+
+    /// Plays `m` for the side to move (checked by the caller), runs the clock.
+    fn play(&mut self, m: Move) {
+        let s = idx(self.board.side_to_move());
+        if self.moves.len() >= 2 {
+            self.clock[s] -= self.turn_started.elapsed().as_millis() as i64;
+            self.clock[s] += self.inc;
+        }
+        self.board.make_move(m);
+        self.moves.push(m);
+        self.turn_started = Instant::now();
+        if self.board.is_checkmate() {
+            self.status = "mate".into();
+            self.winner = Some(!self.board.side_to_move());
+        } else if self.board.is_stalemate() {
+            self.status = "stalemate".into();
+        } else if self.board.is_insufficient_material()
+            || self.board.is_threefold_repetition()
+            || self.board.is_fifty_move_draw()
+        {
+            self.status = "draw".into();
+        }
+    }
+
+    fn end(&mut self, status: &str, winner: Option<Color>) {
+        self.status = status.into();
+        self.winner = winner;
+    }
+}
+
+impl FakeLichess {
+    pub async fn start(cfg: FakeConfig) -> FakeLichess {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let fake = FakeLichess {
+            port,
+            inner: Arc::new(Mutex::new(Inner {
+                cfg,
+                challenges: Vec::new(),
+                events: Vec::new(),
+                games: Vec::new(),
+                recent: Vec::new(),
+                stats: Stats::default(),
+            })),
+        };
+        let f = fake.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((sock, _)) = listener.accept().await else {
+                    return;
+                };
+                let f = f.clone();
+                tokio::spawn(async move {
+                    let svc = hyper::service::service_fn(move |req| {
+                        let f = f.clone();
+                        async move { Ok::<_, Infallible>(f.answer(req).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(sock), svc)
+                        .await;
+                });
+            }
+        });
+        let f = fake.clone();
+        // The clock: flags a side whose time is out.
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                let mut g = f.inner.lock().unwrap();
+                for game in g.games.iter_mut() {
+                    if game.status != "started" {
+                        continue;
+                    }
+                    let c = game.clocks_now();
+                    let s = game.board.side_to_move();
+                    if c[idx(s)] <= 0 {
+                        game.clock = c;
+                        game.end("outoftime", Some(!s));
+                        game.broadcast();
+                    }
+                }
+            }
+        });
+        fake
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn with<R>(&self, f: impl FnOnce(&Stats, &[Game]) -> R) -> R {
+        let g = self.inner.lock().unwrap();
+        f(&g.stats, &g.games)
+    }
+
+    /// Sends a challenge on every open event stream (and to streams opened later).
+    pub fn challenge(&self, c: ChallengeSpec) {
+        let mut g = self.inner.lock().unwrap();
+        let line = challenge_json(&c);
+        g.events.retain(|s| s.send(line.clone()).is_ok());
+        g.challenges.push(c);
+    }
+
+    pub async fn wait_for(
+        &self,
+        limit: Duration,
+        mut f: impl FnMut(&Stats, &[Game]) -> bool,
+    ) -> bool {
+        let end = Instant::now() + limit;
+        while Instant::now() < end {
+            if self.with(&mut f) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.with(f)
+    }
+
+    async fn answer(&self, req: Request<Incoming>) -> Response<Body> {
+        let method = req.method().to_string();
+        let path = req.uri().path().to_string();
+        let query = req.uri().query().unwrap_or("").to_string();
+        let auth = req
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        let body = req
+            .into_body()
+            .collect()
+            .await
+            .map(|b| String::from_utf8_lossy(&b.to_bytes()).to_string())
+            .unwrap_or_default();
+        let (status, resp) = self.route(&method, &path, &query, &auth, &body);
+        self.inner
+            .lock()
+            .unwrap()
+            .stats
+            .requests
+            .push((method, path, body, status));
+        resp
+    }
+
+    fn route(
+        &self,
+        method: &str,
+        path: &str,
+        _query: &str,
+        auth: &str,
+        body: &str,
+    ) -> (u16, Response<Body>) {
+        let mut g = self.inner.lock().unwrap();
+        let now = Instant::now();
+        g.recent
+            .retain(|t| now.duration_since(*t) < Duration::from_secs(1));
+        g.recent.push(now);
+        if g.recent.len() > g.cfg.burst {
+            g.stats.rate_limited += 1;
+            return (
+                429,
+                json(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    r#"{"error":"Too many requests. Try again later."}"#,
+                ),
+            );
+        }
+        if auth != format!("Bearer {TOKEN}") {
+            g.stats.unauthorized += 1;
+            return (
+                401,
+                json(StatusCode::UNAUTHORIZED, r#"{"error":"No such token"}"#),
+            );
+        }
+        let parts: Vec<&str> = path.trim_matches('/').split('/').collect();
+        let ok = || (200, json(StatusCode::OK, r#"{"ok":true}"#));
+        let bad = |why: &str| {
+            (
+                400,
+                json(StatusCode::BAD_REQUEST, &format!(r#"{{"error":"{why}"}}"#)),
+            )
+        };
+        match (method, parts.as_slice()) {
+            ("GET", ["api", "account"]) => {
+                let mut v = serde_json::json!({"id": "kibbot", "username": "KibBot", "perfs": {}, "createdAt": 0});
+                if let Some(t) = &g.cfg.title {
+                    v["title"] = t.clone().into();
+                }
+                (200, json(StatusCode::OK, &v.to_string()))
+            }
+            ("GET", ["api", "stream", "event"]) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                let _ = tx.send("\n".to_string());
+                for c in &g.challenges {
+                    if !g.stats.accepted.contains(&c.id)
+                        && !g.stats.declined.iter().any(|d| d.0 == c.id)
+                    {
+                        let _ = tx.send(challenge_json(c));
+                    }
+                }
+                g.events.push(tx);
+                (200, stream(rx))
+            }
+            ("POST", ["api", "challenge", id, "accept"]) => {
+                let Some(c) = g.challenges.iter().find(|c| c.id == *id).cloned() else {
+                    return (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#));
+                };
+                g.stats.accepted.push(c.id.clone());
+                let gid = format!("g{}", c.id);
+                let initial = c.limit_s as i64 * 1000;
+                let drop_after = g.cfg.drop_game_streams_after;
+                g.games.push(Game {
+                    id: gid.clone(),
+                    bot_color: c.bot_color,
+                    board: Board::startpos(),
+                    moves: Vec::new(),
+                    clock: [initial; 2],
+                    inc: c.increment_s as i64 * 1000,
+                    initial,
+                    turn_started: Instant::now(),
+                    status: "started".into(),
+                    winner: None,
+                    subscribers: Vec::new(),
+                    opponent_moves: 0,
+                    bot_clock_after: Vec::new(),
+                    responses: Vec::new(),
+                    last_state_at: Instant::now(),
+                    states_sent: 0,
+                    drop_after,
+                    streams_opened: 0,
+                });
+                let line = serde_json::json!({"type": "gameStart", "game": {"gameId": gid, "fullId": format!("{gid}xxxx"), "color": color_name(c.bot_color), "fen": Board::startpos().to_fen(), "hasMoved": false, "isMyTurn": c.bot_color == Color::White, "lastMove": "", "opponent": {"id": "opponent", "username": "Opponent", "rating": 1500}, "perf": "bullet", "rated": false, "secondsLeft": c.limit_s, "source": "friend", "speed": "bullet", "variant": {"key": "standard", "name": "Standard"}, "compat": {"bot": true, "board": true}, "id": gid}}).to_string() + "\n";
+                g.events.retain(|s| s.send(line.clone()).is_ok());
+                if c.bot_color == Color::Black {
+                    drop(g);
+                    self.opponent_moves_later(gid);
+                }
+                ok()
+            }
+            ("POST", ["api", "challenge", id, "decline"]) => {
+                let reason = body
+                    .split('&')
+                    .find_map(|kv| kv.strip_prefix("reason="))
+                    .unwrap_or("generic")
+                    .to_string();
+                g.stats.declined.push((id.to_string(), reason));
+                ok()
+            }
+            ("GET", ["api", "bot", "game", "stream", id]) => {
+                let Some(game) = g.games.iter_mut().find(|x| x.id == *id) else {
+                    return (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#));
+                };
+                let (tx, rx) = mpsc::unbounded_channel();
+                let _ = tx.send(format!("{}\n\n", game.full_json("KibBot")));
+                game.last_state_at = Instant::now();
+                game.streams_opened += 1;
+                game.subscribers.push(tx);
+                (200, stream(rx))
+            }
+            ("POST", ["api", "bot", "game", id, "move", uci]) => {
+                let Some(game) = g.games.iter_mut().find(|x| x.id == *id) else {
+                    return (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#));
+                };
+                if game.status != "started" || game.board.side_to_move() != game.bot_color {
+                    g.stats.illegal += 1;
+                    return bad("Not your turn, or game already over");
+                }
+                let Ok(m) = game.board.parse_uci(uci) else {
+                    g.stats.illegal += 1;
+                    return bad(&format!("Illegal move {uci}"));
+                };
+                game.responses
+                    .push(game.last_state_at.elapsed().as_secs_f64() * 1000.0);
+                game.play(m);
+                let c = game.clock[idx(game.bot_color)];
+                game.bot_clock_after.push(c);
+                game.broadcast();
+                let over = game.status != "started";
+                let gid = game.id.clone();
+                drop(g);
+                if !over {
+                    self.opponent_moves_later(gid);
+                }
+                ok()
+            }
+            ("POST", ["api", "bot", "game", id, action])
+            | ("POST", ["api", "bot", "game", id, action, _]) => {
+                let Some(game) = g.games.iter_mut().find(|x| x.id == *id) else {
+                    return (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#));
+                };
+                match *action {
+                    "resign" if game.status == "started" => {
+                        let w = !game.bot_color;
+                        game.end("resign", Some(w));
+                        game.broadcast();
+                    }
+                    "abort" if game.status == "started" && game.moves.len() < 2 => {
+                        game.end("aborted", None);
+                        game.broadcast();
+                    }
+                    "draw" | "takeback" => {}
+                    "chat" => {
+                        let text = body
+                            .split('&')
+                            .find_map(|kv| kv.strip_prefix("text="))
+                            .unwrap_or("")
+                            .to_string();
+                        let room = body
+                            .split('&')
+                            .find_map(|kv| kv.strip_prefix("room="))
+                            .unwrap_or("")
+                            .to_string();
+                        g.stats.chats.push((room, text));
+                    }
+                    _ => return bad("cannot do that now"),
+                }
+                ok()
+            }
+            _ => (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#)),
+        }
+    }
+
+    /// The scripted opponent: a legal move after a short delay (a capture when
+    /// there is one, else a move picked by the ply), or resignation when told.
+    fn opponent_moves_later(&self, gid: String) {
+        let f = self.clone();
+        tokio::spawn(async move {
+            let delay = f.inner.lock().unwrap().cfg.opponent_delay;
+            tokio::time::sleep(delay).await;
+            let mut g = f.inner.lock().unwrap();
+            let resign_after = g.cfg.opponent_resigns_after;
+            let Some(game) = g.games.iter_mut().find(|x| x.id == gid) else {
+                return;
+            };
+            if game.status != "started" || game.board.side_to_move() == game.bot_color {
+                return;
+            }
+            if resign_after.is_some_and(|n| game.opponent_moves >= n) {
+                let w = game.bot_color;
+                game.end("resign", Some(w));
+                game.broadcast();
+                return;
+            }
+            let legal = game.board.legal_moves();
+            let moves: Vec<Move> = legal.iter().copied().collect();
+            if moves.is_empty() {
+                return;
+            }
+            let capture = moves
+                .iter()
+                .copied()
+                .find(|&m| game.board.piece_at(m.to()).is_some());
+            let m = capture.unwrap_or(moves[(game.moves.len() * 7 + 3) % moves.len()]);
+            game.play(m);
+            game.opponent_moves += 1;
+            game.broadcast();
+        });
+    }
+}
+
+fn challenge_json(c: &ChallengeSpec) -> String {
+    serde_json::json!({
+        "type": "challenge",
+        "challenge": {
+            "id": c.id,
+            "url": format!("https://lichess.org/{}", c.id),
+            "status": "created",
+            "challenger": {"id": "opponent", "name": "Opponent", "rating": 1500, "title": c.challenger_title, "online": true},
+            "destUser": {"id": "kibbot", "name": "KibBot", "rating": 2000, "title": "BOT"},
+            "variant": {"key": c.variant, "name": c.variant, "short": "X"},
+            "rated": c.rated,
+            "speed": "bullet",
+            "timeControl": {"type": "clock", "limit": c.limit_s, "increment": c.increment_s, "show": format!("{}+{}", c.limit_s / 60, c.increment_s)},
+            "color": "random",
+            "finalColor": color_name(!c.bot_color),
+            "perf": {"icon": "", "name": "Bullet"}
+        }
+    })
+    .to_string()
+        + "\n"
+}
+
+fn json(status: StatusCode, text: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(text.to_string())).boxed_unsync());
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    r
+}
+
+/// An ndjson stream fed by `rx`, with a keep-alive newline every few seconds.
+fn stream(rx: mpsc::UnboundedReceiver<String>) -> Response<Body> {
+    let s = futures_util::stream::unfold(rx, |mut rx| async move {
+        let line = tokio::select! {
+            l = rx.recv() => l?,
+            _ = tokio::time::sleep(Duration::from_secs(3)) => "\n".to_string(),
+        };
+        Some((Ok::<_, Infallible>(Frame::data(Bytes::from(line))), rx))
+    });
+    let mut r = Response::new(StreamBody::new(s).boxed_unsync());
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/x-ndjson"),
+    );
+    r
+}
