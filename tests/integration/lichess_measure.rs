@@ -32,7 +32,8 @@ async fn lichess_measure() {
         opponent_delay: Duration::ZERO,
         ..FakeConfig::default()
     };
-    let mut bot = Bot::start(cfg, "lichess-measure", &[]).await;
+    // The engine thinks by its clock (no node limit), without pondering.
+    let mut bot = Bot::start(cfg, "lichess-measure", &["sn=0", "hash=16M"]).await;
     // Idle: a minute with nothing to play.
     let idle = Duration::from_secs(60);
     let t0 = tokio::time::Instant::now();

@@ -648,7 +648,42 @@ mod tests {
             bdraw: false,
             wtakeback: false,
             btakeback: false,
+            wberserk: false,
+            bberserk: false,
+            expiration: None,
         }
+    }
+
+    #[test]
+    fn berserk_and_the_first_move_deadline() {
+        let v = view("e2e4", Color::Black);
+        let mut s = state("e2e4", 60_000, 30_000);
+        s.binc = 2000;
+        s.winc = 2000;
+        assert_eq!(v.style12(&s).increment_secs, 2);
+        s.bberserk = true;
+        assert_eq!(
+            v.style12(&s).increment_secs,
+            0,
+            "no increment once we berserked"
+        );
+        s.expiration = Some(crate::lichess::Expiration {
+            idle_millis: 15_000,
+            millis_to_move: 20_000,
+        });
+        assert_eq!(
+            v.style12(&s).black_clock,
+            2_000,
+            "two fifths of the 5 s left to make the first move"
+        );
+        s.expiration = Some(crate::lichess::Expiration {
+            idle_millis: 25_000,
+            millis_to_move: 20_000,
+        });
+        assert_eq!(v.style12(&s).black_clock, 500, "never below half a second");
+        // Not our turn: the expiration is the opponent's.
+        let w = view("", Color::Black);
+        assert_eq!(w.style12(&s).black_clock, FIRST_MOVE_MS);
     }
 
     #[test]
