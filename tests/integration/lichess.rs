@@ -425,6 +425,11 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
                         Just("id".to_string()),
                         Just("moves".to_string()),
                         Just("wtime".to_string()),
+                        Just("nowPlaying".to_string()),
+                        Just("gameId".to_string()),
+                        Just("username".to_string()),
+                        Just("perfs".to_string()),
+                        Just("expiration".to_string()),
                         "[a-z]{1,6}"
                     ],
                     inner
@@ -448,6 +453,28 @@ proptest! {
             if let Err(e) = kibitzer::lichess::parse_account(&text) {
                 prop_assert!(e.to_string().starts_with("the account"));
             }
+            if let Err(e) = kibitzer::lichess::parse_playing(&text) {
+                prop_assert!(e.to_string().starts_with("the games in progress"));
+            }
+            if let Err(e) = kibitzer::lichess::parse_online_user(&text) {
+                prop_assert!(e.to_string().starts_with("an online bot"));
+            }
+            if let Err(e) = kibitzer::lichess::event::parse_challenge_id(&text) {
+                prop_assert!(e.to_string().starts_with("the challenge made"));
+            }
+        }
+    }
+
+    /// Chat lines from the server, whatever they hold, come out short and clean.
+    #[test]
+    fn lichess_chat_lines_are_cleaned(s in "\\PC{0,300}", c in prop::collection::vec(any::<char>(), 0..300)) {
+        for text in [s, c.into_iter().collect::<String>()] {
+            let clean = kibitzer::bot::lichess::chat::sanitize(&text);
+            prop_assert!(clean.chars().count() <= kibitzer::bot::lichess::chat::MAX_LINE);
+            let bad = clean.chars().any(|ch| ch.is_control() || ch == '\u{202e}');
+            prop_assert!(!bad, "control characters left in {:?}", clean);
+            prop_assert!(!clean.starts_with(' ') && !clean.ends_with(' '));
+            let _ = kibitzer::bot::lichess::chat::command(&clean);
         }
     }
 }
@@ -876,6 +903,33 @@ async fn lichess_matchmaking_challenges_online_bots() {
             acc[1].duration_since(dec[0]) >= Duration::from_secs(19),
             "the interval doubled after the decline"
         );
+    });
+    bot.stop().await;
+}
+
+/// Network lag: the fake holds each of our moves 250 ms before it takes it (and
+/// charges our clock for it); the move overhead, measured from the clocks as on
+/// FICS, rises from its 100 ms floor to cover the lag, and no time is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_move_overhead_follows_the_lag() {
+    let cfg = FakeConfig {
+        move_lag: Duration::from_millis(250),
+        opponent_resigns_after: Some(14),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-lag", &["bot.min_overhead=100"]).await;
+    bot.fake
+        .challenge(ChallengeSpec::standard("l1", 120, 0, Color::White));
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_eq!(r.result, "1-0", "{r:?}");
+    assert!(
+        r.stats.overhead_ms >= 200,
+        "the overhead covers the 250 ms lag: {} ms",
+        r.stats.overhead_ms
+    );
+    bot.fake.with(|s, g| {
+        assert_eq!(s.illegal, 0);
+        assert!(g[0].bot_clock_after.iter().all(|&c| c > 0));
     });
     bot.stop().await;
 }

@@ -33,7 +33,12 @@ async fn lichess_measure() {
         ..FakeConfig::default()
     };
     // The engine thinks by its clock (no node limit), without pondering.
-    let mut bot = Bot::start(cfg, "lichess-measure", &["sn=0", "hash=16M"]).await;
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-measure",
+        &["sn=0", "hash=16M", "bot.max_rematches=0"],
+    )
+    .await;
     // Idle: a minute with nothing to play.
     let idle = Duration::from_secs(60);
     let t0 = tokio::time::Instant::now();

@@ -22,6 +22,7 @@ const PER_MINUTE: usize = 6;
 /// characters, runs of white space made one space, at most `MAX_LINE` characters.
 pub fn sanitize(text: &str) -> String {
     let mut out = String::new();
+    let mut n = 0;
     let mut space = false;
     for c in text.chars() {
         if c.is_whitespace() {
@@ -34,14 +35,16 @@ pub fn sanitize(text: &str) -> String {
         {
             continue;
         }
+        let needed = 1 + space as usize;
+        if n + needed > MAX_LINE {
+            break;
+        }
         if space {
             out.push(' ');
             space = false;
         }
         out.push(c);
-        if out.chars().count() >= MAX_LINE {
-            break;
-        }
+        n += needed;
     }
     out
 }
@@ -132,6 +135,12 @@ mod tests {
         assert_eq!(sanitize("a\u{202e}b\u{200b}c"), "abc");
         let long = "x".repeat(1000);
         assert_eq!(sanitize(&long).chars().count(), MAX_LINE);
+        let spaced = "x ".repeat(1000);
+        assert_eq!(
+            sanitize(&spaced).chars().count(),
+            MAX_LINE - 1,
+            "no trailing space"
+        );
         assert_eq!(sanitize(""), "");
     }
 

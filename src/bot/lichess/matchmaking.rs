@@ -188,7 +188,7 @@ impl Matchmaker {
                         && !b.disabled
                         && !b.tos_violation
                         && !self.cfg.block.contains(&id)
-                        && !self.cooling.get(&id).is_some_and(|c| now < c.0)
+                        && self.cooling.get(&id).is_none_or(|c| now >= c.0)
                         && !refused(b)
                         && b.rating(sp)
                             .is_some_and(|r| r >= self.cfg.min_rating && r <= self.cfg.max_rating)
