@@ -568,6 +568,34 @@ mod tests {
     }
 
     #[test]
+    fn games_have_unique_names_and_links() {
+        let mut s = Status::default();
+        s.games.push(LiveGame {
+            game: 1_000_001,
+            site: "lichess".into(),
+            name: "lichess/AbCd1234".into(),
+            url: Some("https://lichess.org/AbCd1234\"><b>".into()),
+            fen: Board::startpos().to_fen(),
+            ..Default::default()
+        });
+        s.games.push(LiveGame {
+            game: 12,
+            site: "ics".into(),
+            name: "ics/12".into(),
+            url: Some("javascript:alert(1)".into()),
+            fen: Board::startpos().to_fen(),
+            ..Default::default()
+        });
+        let h = games(&s);
+        assert!(
+            h.contains("<a href=\"https://lichess.org/AbCd1234&quot;&gt;&lt;b&gt;\" rel=\"noopener\">Game lichess/AbCd1234</a>"),
+            "{h}"
+        );
+        assert!(h.contains("<h3>Game ics/12:"), "no link but http(s): {h}");
+        assert!(!h.contains("javascript:"));
+    }
+
+    #[test]
     fn the_page_is_self_contained() {
         let p = page(&Status::default(), "?token=a%20b");
         assert!(p.starts_with("<!DOCTYPE html>"));

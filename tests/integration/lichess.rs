@@ -40,6 +40,7 @@ pub(crate) struct Bot {
     pub events: tokio::sync::broadcast::Receiver<BotEvent>,
     pub control: kibitzer::bot::Control,
     pub handle: tokio::task::JoinHandle<Exit>,
+    pub status: tokio::sync::watch::Receiver<kibitzer::bot::status::Status>,
 }
 
 impl Bot {
@@ -49,6 +50,7 @@ impl Bot {
         let d = Daemon::new(settings(&fake.url(), &dir, TOKEN, extra));
         let events = d.subscribe();
         let control = d.control();
+        let status = d.status();
         let handle = tokio::spawn(d.run());
         assert!(
             fake.wait_for(Duration::from_secs(20), |s, _| s
@@ -64,6 +66,7 @@ impl Bot {
             events,
             control,
             handle,
+            status,
         }
     }
 
@@ -717,6 +720,25 @@ async fn lichess_chat_commands_greeting_and_offers() {
             .is_some_and(|g| g.moves.len() >= 2))
             .await
     );
+    {
+        // The status page lists the game under its unique name, with its link.
+        let st = bot.status.borrow().clone();
+        let g = st
+            .games
+            .iter()
+            .find(|g| g.site == "lichess")
+            .expect("the Lichess game on the status page");
+        assert_eq!(g.name, "lichess/gt1");
+        assert_eq!(
+            g.url.as_deref(),
+            Some(format!("{}/gt1", fake.url()).as_str())
+        );
+        assert_eq!(
+            (g.our_color.as_str(), g.opponent.as_str()),
+            ("white", "Opponent")
+        );
+        assert!(g.ply >= 2, "the board follows the game: {}", g.ply);
+    }
     fake.chat_line("gt1", "player", "Opponent", "!help");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     fake.chat_line("gt1", "spectator", "Watcher", "!EVAL");
@@ -761,6 +783,10 @@ async fn lichess_chat_commands_greeting_and_offers() {
     fake.opponent_resigns("gt1");
     let r = bot.game_ended(Duration::from_secs(120)).await;
     assert_ne!(r.result, "*", "{r:?}");
+    assert!(
+        bot.status.borrow().games.is_empty(),
+        "the game leaves the status page when it ends"
+    );
     assert!(
         fake.wait_for(Duration::from_secs(5), |s, _| s
             .chats

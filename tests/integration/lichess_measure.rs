@@ -6,6 +6,7 @@
 //! idle and while playing.
 //!
 //! `cargo test --test integration lichess_measure -- --ignored --nocapture`
+//! (`KIBITZER_LICHESS_MEASURE_SN=1`: a one-node search, every move at once).
 
 use crate::lichess::Bot;
 use crate::lichess_fake_server::{ChallengeSpec, FakeConfig};
@@ -32,11 +33,17 @@ async fn lichess_measure() {
         opponent_delay: Duration::ZERO,
         ..FakeConfig::default()
     };
-    // The engine thinks by its clock (no node limit), without pondering.
+    // The engine thinks by its clock (no node limit), without pondering;
+    // `KIBITZER_LICHESS_MEASURE_SN=1` makes every move instant (the bridge's and
+    // the network's own share of the response time).
+    let sn = format!(
+        "sn={}",
+        std::env::var("KIBITZER_LICHESS_MEASURE_SN").unwrap_or_else(|_| "0".into())
+    );
     let mut bot = Bot::start(
         cfg,
         "lichess-measure",
-        &["sn=0", "hash=16M", "bot.max_rematches=0"],
+        &[&sn, "hash=16M", "bot.max_rematches=0"],
     )
     .await;
     // Idle: a minute with nothing to play.
