@@ -58,6 +58,44 @@ pub struct Settings {
     pub lichess_token: Option<Secret>,
 }
 
+/// A secret: the first line of the file named by the option `key` when it names
+/// one (a file that cannot be read is an error that names the key), else the
+/// environment's value. A token is trimmed and must not be empty; a password
+/// keeps its leading spaces.
+fn read_secret(
+    o: &Options,
+    file: Option<&Path>,
+    key: &str,
+    what: &str,
+    env: Option<Secret>,
+    errors: &mut Vec<SettingsError>,
+) -> Option<Secret> {
+    let f = o.str(key);
+    if f.is_empty() {
+        return env;
+    }
+    let path = resolve(file, f);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let line = text.lines().next().unwrap_or("");
+            if what == "password" {
+                Some(Secret::new(line.trim_end()))
+            } else {
+                Some(Secret::new(line.trim())).filter(|t| !t.is_empty())
+            }
+        }
+        Err(e) => {
+            errors.push(SettingsError::Key {
+                origin: o.source(key).map(|s| s.name()).unwrap_or("").to_string(),
+                key: key.into(),
+                problem: format!("cannot read {}: {e}", path.display()),
+                fix: format!("point it at a readable file whose first line is the {what}"),
+            });
+            None
+        }
+    }
+}
+
 fn key_error(origin: &str, key: &str, e: &OptionError) -> SettingsError {
     let (problem, fix) = match e {
         OptionError::Unknown { .. } => (
@@ -306,74 +344,30 @@ where
             errors.push(key_error(&origin, k, &e));
         }
     }
-    let password = match o.str("ics.password_file") {
-        "" => password_env,
-        f => {
-            let path = resolve(file, f);
-            match std::fs::read_to_string(&path) {
-                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim_end())),
-                Err(e) => {
-                    errors.push(SettingsError::Key {
-                        origin: o
-                            .source("ics.password_file")
-                            .map(|s| s.name())
-                            .unwrap_or("")
-                            .to_string(),
-                        key: "ics.password_file".into(),
-                        problem: format!("cannot read {}: {e}", path.display()),
-                        fix: "point it at a readable file whose first line is the password".into(),
-                    });
-                    None
-                }
-            }
-        }
-    };
-    let web_token = match o.str("web.token_file") {
-        "" => web_token_env,
-        f => {
-            let path = resolve(file, f);
-            match std::fs::read_to_string(&path) {
-                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim()))
-                    .filter(|t| !t.is_empty()),
-                Err(e) => {
-                    errors.push(SettingsError::Key {
-                        origin: o
-                            .source("web.token_file")
-                            .map(|s| s.name())
-                            .unwrap_or("")
-                            .to_string(),
-                        key: "web.token_file".into(),
-                        problem: format!("cannot read {}: {e}", path.display()),
-                        fix: "point it at a readable file whose first line is the token".into(),
-                    });
-                    None
-                }
-            }
-        }
-    };
-    let lichess_token = match o.str("lichess.token_file") {
-        "" => lichess_token_env,
-        f => {
-            let path = resolve(file, f);
-            match std::fs::read_to_string(&path) {
-                Ok(text) => Some(Secret::new(text.lines().next().unwrap_or("").trim()))
-                    .filter(|t| !t.is_empty()),
-                Err(e) => {
-                    errors.push(SettingsError::Key {
-                        origin: o
-                            .source("lichess.token_file")
-                            .map(|s| s.name())
-                            .unwrap_or("")
-                            .to_string(),
-                        key: "lichess.token_file".into(),
-                        problem: format!("cannot read {}: {e}", path.display()),
-                        fix: "point it at a readable file whose first line is the token".into(),
-                    });
-                    None
-                }
-            }
-        }
-    };
+    let password = read_secret(
+        &o,
+        file,
+        "ics.password_file",
+        "password",
+        password_env,
+        &mut errors,
+    );
+    let web_token = read_secret(
+        &o,
+        file,
+        "web.token_file",
+        "token",
+        web_token_env,
+        &mut errors,
+    );
+    let lichess_token = read_secret(
+        &o,
+        file,
+        "lichess.token_file",
+        "token",
+        lichess_token_env,
+        &mut errors,
+    );
     if o.bool("lichess.enabled") {
         let origin = match o.source("lichess.enabled") {
             Some(Source::ConfigFile) => file.map(|f| f.display().to_string()).unwrap_or_default(),
@@ -390,12 +384,22 @@ where
         }
         if let Err(e) = crate::lichess::BaseUrl::parse(o.str("lichess.url")) {
             errors.push(SettingsError::Key {
-                origin,
+                origin: origin.clone(),
                 key: "lichess.url".into(),
                 problem: e.to_string(),
                 fix: "write https://lichess.org (or http://host:port for a local test server)"
                     .into(),
             });
+        }
+        if o.bool("lichess.matchmaking") {
+            if let Err(problem) = crate::bot::lichess::matchmaking::Config::from_options(&o) {
+                errors.push(SettingsError::Key {
+                    origin,
+                    key: "lichess.matchmaking".into(),
+                    problem,
+                    fix: "write time controls as minutes+increment (1+0 3+2) and a rating range with min <= max".into(),
+                });
+            }
         }
     }
     errors.extend(validate(&o, file, checks));

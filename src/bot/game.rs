@@ -47,6 +47,9 @@ pub struct GameSetup {
     pub computer: bool,
     /// Where the game's state is published (the status page).
     pub status: super::status::StatusTx,
+    /// Say no to a draw offer the policy does not accept (Lichess shows an offer
+    /// until it is answered; on an ICS it lapses with the next move).
+    pub decline_draws: bool,
 }
 
 /// Input to a game task from the supervisor.
@@ -857,6 +860,9 @@ impl Task {
                     self.send(ServerCommand::Draw);
                 } else {
                     debug!(game = self.s.game, score, "draw offer not accepted");
+                    if self.s.decline_draws {
+                        self.send(ServerCommand::Decline(Some(self.s.opponent.clone())));
+                    }
                 }
             }
             BrainEvent::Died(msg) => {

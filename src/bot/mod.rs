@@ -413,14 +413,8 @@ impl Daemon {
         let stop = stop_tx.clone();
         tokio::spawn(async move {
             while let Some(m) = signals.recv().await {
-                match m {
-                    ControlMsg::Shutdown => {
-                        stop.send_replace(lichess::Stop::Drain);
-                    }
-                    ControlMsg::Quit => {
-                        stop.send_replace(lichess::Stop::Quit);
-                    }
-                    ControlMsg::Reload => {}
+                if let Some(s) = lichess::Stop::of(m) {
+                    stop.send_replace(s);
                 }
                 if ics {
                     let _ = fwd_tx.send(m);
@@ -518,7 +512,8 @@ impl Daemon {
                         s.link.healthy = false;
                         s.link.logged_in_since_unix_ms = None;
                         s.link.disconnected_since_unix_ms = Some(status::unix_ms());
-                        s.games.clear();
+                        // The Lichess account's games go on.
+                        s.games.retain(|g| g.site == "lichess");
                         s.observed.clear();
                     });
                     if started.elapsed() > Duration::from_secs(60) {
@@ -851,6 +846,7 @@ impl Daemon {
             class,
             computer,
             status: self.status.clone(),
+            decline_draws: false,
         }
     }
 
@@ -879,28 +875,7 @@ impl Daemon {
             game: setup.game,
             opponent: setup.opponent.clone(),
         });
-        let live = status::LiveGame {
-            game: setup.game,
-            white: setup.white.clone(),
-            black: setup.black.clone(),
-            white_rating: setup.white_rating,
-            black_rating: setup.black_rating,
-            our_color: status::color_name(setup.our_color).into(),
-            opponent: setup.opponent.clone(),
-            opponent_rating: match setup.our_color {
-                Color::White => setup.black_rating,
-                Color::Black => setup.white_rating,
-            },
-            class: status::class_name(setup.class).into(),
-            rated: setup.rated,
-            kind: setup.kind.clone(),
-            time_control: format!("{}+{}", setup.minutes, setup.increment),
-            fen: crate::chess::Board::startpos().to_fen(),
-            white_ms: setup.minutes as i64 * 60_000,
-            black_ms: setup.minutes as i64 * 60_000,
-            board_unix_ms: status::unix_ms(),
-            ..Default::default()
-        };
+        let live = status::LiveGame::of(&setup);
         self.status.update(|s| {
             s.games.retain(|g| g.game != live.game);
             s.games.push(live);

@@ -101,6 +101,12 @@ pub struct LearningCounts {
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct LiveGame {
     pub game: u32,
+    /// Where it is played: `ics` (the server of `[ics]`) or `lichess`.
+    pub site: String,
+    /// A name unique among the games in progress (`ics/12`, `lichess/AbCd1234`).
+    pub name: String,
+    /// The game's page on the server, when it has one.
+    pub url: Option<String>,
     pub white: String,
     pub black: String,
     pub white_rating: Option<i32>,
@@ -361,6 +367,36 @@ impl StatusTx {
 }
 
 impl LiveGame {
+    /// A game that starts (the ICS server's; the Lichess account changes `site`,
+    /// `name` and `url`).
+    pub fn of(setup: &super::game::GameSetup) -> LiveGame {
+        LiveGame {
+            game: setup.game,
+            site: "ics".into(),
+            name: format!("ics/{}", setup.game),
+            url: None,
+            white: setup.white.clone(),
+            black: setup.black.clone(),
+            white_rating: setup.white_rating,
+            black_rating: setup.black_rating,
+            our_color: color_name(setup.our_color).into(),
+            opponent: setup.opponent.clone(),
+            opponent_rating: match setup.our_color {
+                Color::White => setup.black_rating,
+                Color::Black => setup.white_rating,
+            },
+            class: class_name(setup.class).into(),
+            rated: setup.rated,
+            kind: setup.kind.clone(),
+            time_control: format!("{}+{}", setup.minutes, setup.increment),
+            fen: Board::startpos().to_fen(),
+            white_ms: setup.minutes as i64 * 60_000,
+            black_ms: setup.minutes as i64 * 60_000,
+            board_unix_ms: unix_ms(),
+            ..Default::default()
+        }
+    }
+
     /// Adds a talk line, keeping the newest.
     pub fn said(&mut self, line: &str) {
         self.talk.push(line.to_string());

@@ -148,6 +148,20 @@ pub fn parse_event(line: &str) -> Result<Event, ParseError> {
     parse("an event", line)
 }
 
+/// The answer to a challenge we made: the challenge (`ChallengeJson`), or older
+/// servers' `{"challenge": ...}`; its id.
+pub fn parse_challenge_id(text: &str) -> Result<String, ParseError> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Made {
+        Wrapped { challenge: ChallengeRef },
+        Bare(ChallengeRef),
+    }
+    parse::<Made>("the challenge made", text).map(|m| match m {
+        Made::Wrapped { challenge } | Made::Bare(challenge) => challenge.id,
+    })
+}
+
 /// A player of `gameFull` (a user, or Lichess's AI with `aiLevel`).
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 pub struct GamePlayer {
@@ -201,6 +215,30 @@ pub struct GameState {
     pub wtakeback: bool,
     #[serde(default)]
     pub btakeback: bool,
+    /// A player berserked (arena): their clock was halved and has no increment.
+    #[serde(default)]
+    pub wberserk: bool,
+    #[serde(default)]
+    pub bberserk: bool,
+    /// Before both first moves: how long the side to move may still wait.
+    #[serde(default)]
+    pub expiration: Option<Expiration>,
+}
+
+/// `expiration` of a game state: the first move's deadline.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub struct Expiration {
+    #[serde(rename = "idleMillis")]
+    pub idle_millis: i64,
+    #[serde(rename = "millisToMove")]
+    pub millis_to_move: i64,
+}
+
+impl Expiration {
+    /// Milliseconds left for the first move (never negative).
+    pub fn left_ms(&self) -> i64 {
+        (self.millis_to_move - self.idle_millis).max(0)
+    }
 }
 
 impl GameState {
@@ -269,6 +307,66 @@ pub enum GameEvent {
 /// Reads one line of a game stream.
 pub fn parse_game_event(line: &str) -> Result<GameEvent, ParseError> {
     parse("a game event", line)
+}
+
+/// One game of `/api/account/playing` (the fields the bot reads).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct Playing {
+    #[serde(rename = "gameId")]
+    pub game_id: String,
+    #[serde(default)]
+    pub color: Option<String>,
+    #[serde(default)]
+    pub speed: Option<String>,
+    #[serde(default)]
+    pub variant: Option<Variant>,
+}
+
+#[derive(Deserialize)]
+struct NowPlaying {
+    #[serde(rename = "nowPlaying")]
+    now_playing: Vec<Playing>,
+}
+
+/// Reads `/api/account/playing`: the games in progress.
+pub fn parse_playing(text: &str) -> Result<Vec<Playing>, ParseError> {
+    parse::<NowPlaying>("the games in progress", text).map(|n| n.now_playing)
+}
+
+/// A rating of a user's `perfs`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct Perf {
+    #[serde(default)]
+    pub rating: Option<i32>,
+    #[serde(default)]
+    pub games: Option<u32>,
+}
+
+/// A user of `/api/bot/online` (one ndjson line).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct OnlineUser {
+    pub id: String,
+    pub username: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub perfs: std::collections::BTreeMap<String, Perf>,
+    #[serde(default)]
+    pub disabled: bool,
+    #[serde(default, rename = "tosViolation")]
+    pub tos_violation: bool,
+}
+
+impl OnlineUser {
+    /// The rating for `speed` (`bullet`, `blitz`, ...), if the user has one.
+    pub fn rating(&self, speed: &str) -> Option<i32> {
+        self.perfs.get(speed).and_then(|p| p.rating)
+    }
+}
+
+/// Reads one line of `/api/bot/online`.
+pub fn parse_online_user(line: &str) -> Result<OnlineUser, ParseError> {
+    parse("an online bot", line)
 }
 
 /// Why a challenge is declined, as Lichess names it (`declineReasonKey`).
@@ -346,6 +444,9 @@ mod tests {
             bdraw: false,
             wtakeback: false,
             btakeback: false,
+            wberserk: false,
+            bberserk: false,
+            expiration: None,
         };
         assert_eq!(s("mate", Some("black")).result(), "0-1");
         assert_eq!(s("aborted", None).result(), "*");

@@ -329,6 +329,15 @@ impl Client {
         Ok(())
     }
 
+    /// `POST path` with form fields, the answer as text.
+    pub async fn post_text(&self, path: &str, form: &[(&str, &str)]) -> Result<String, HttpError> {
+        let body = (!form.is_empty()).then(|| encode_form(form));
+        let resp = self
+            .request(Method::POST, path, body, "application/json")
+            .await?;
+        read_all(resp, &format!("POST {path}"), self.timeout).await
+    }
+
     /// `GET path` as an ndjson stream.
     pub async fn stream(&self, path: &str) -> Result<Ndjson, HttpError> {
         let body = self

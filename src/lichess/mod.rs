@@ -9,8 +9,9 @@ pub mod event;
 pub mod http;
 
 pub use event::{
-    parse_account, parse_event, parse_game_event, Account, Challenge, DeclineReason, Event,
-    GameEvent, GameFull, GameState, ParseError,
+    parse_account, parse_event, parse_game_event, parse_online_user, parse_playing, Account,
+    Challenge, DeclineReason, Event, Expiration, GameEvent, GameFull, GameState, OnlineUser,
+    ParseError, Playing,
 };
 pub use http::{BaseUrl, Client, HttpError, Ndjson, RATE_LIMIT_WAIT};
 
@@ -51,6 +52,19 @@ impl LichessError {
 /// A game or challenge id: letters and digits only (it goes into a path).
 fn id(s: &str) -> Result<&str, LichessError> {
     if !s.is_empty() && s.len() <= 16 && s.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        Ok(s)
+    } else {
+        Err(LichessError::BadId(s.chars().take(40).collect()))
+    }
+}
+
+/// A user name: letters, digits, `_` and `-` (it goes into a path).
+fn user(s: &str) -> Result<&str, LichessError> {
+    if !s.is_empty()
+        && s.len() <= 30
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
         Ok(s)
     } else {
         Err(LichessError::BadId(s.chars().take(40).collect()))
@@ -104,6 +118,68 @@ impl Lichess {
     pub async fn game_stream(&self, game: &str) -> Result<Ndjson, LichessError> {
         let path = format!("/api/bot/game/stream/{}", id(game)?);
         Ok(self.client.stream(&path).await?)
+    }
+
+    /// `/api/account/playing`: the games in progress (to pick up after a start or
+    /// a reconnection).
+    pub async fn playing(&self) -> Result<Vec<Playing>, LichessError> {
+        let text = self.client.get_text("/api/account/playing?nb=50").await?;
+        Ok(parse_playing(&text)?)
+    }
+
+    /// `/api/bot/online`: up to `nb` bots online (lines that do not parse are
+    /// skipped with a warning).
+    pub async fn online_bots(&self, nb: u32) -> Result<Vec<OnlineUser>, LichessError> {
+        let mut s = self
+            .client
+            .stream(&format!("/api/bot/online?nb={}", nb.clamp(1, 300)))
+            .await?;
+        let mut out = Vec::new();
+        while let Some(line) = s.next_line().await {
+            match parse_online_user(&line?) {
+                Ok(u) => out.push(u),
+                Err(e) => tracing::warn!("lichess: {e}"),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `POST /api/challenge/{username}`: a clock challenge; the challenge's id.
+    pub async fn challenge(
+        &self,
+        username: &str,
+        rated: bool,
+        limit_s: u32,
+        increment_s: u32,
+    ) -> Result<String, LichessError> {
+        let path = format!("/api/challenge/{}", user(username)?);
+        let (limit, inc) = (limit_s.to_string(), increment_s.to_string());
+        let text = self
+            .client
+            .post_text(
+                &path,
+                &[
+                    ("rated", if rated { "true" } else { "false" }),
+                    ("clock.limit", &limit),
+                    ("clock.increment", &inc),
+                    ("color", "random"),
+                    ("variant", "standard"),
+                ],
+            )
+            .await?;
+        Ok(event::parse_challenge_id(&text)?)
+    }
+
+    /// Withdraws one of our challenges.
+    pub async fn cancel_challenge(&self, challenge: &str) -> Result<(), LichessError> {
+        let path = format!("/api/challenge/{}/cancel", id(challenge)?);
+        Ok(self.client.post(&path, &[]).await?)
+    }
+
+    /// Claims the win when the opponent has left (after `claimWinInSeconds`).
+    pub async fn claim_victory(&self, game: &str) -> Result<(), LichessError> {
+        let path = format!("/api/bot/game/{}/claim-victory", id(game)?);
+        Ok(self.client.post(&path, &[]).await?)
     }
 
     pub async fn accept(&self, challenge: &str) -> Result<(), LichessError> {

@@ -220,10 +220,11 @@ fn live_game(g: &LiveGame) -> String {
         format!("<div class=\"graph\">{}</div>", graph_svg(&points))
     };
     format!(
-        "<article class=\"game\" data-game=\"{n}\" data-fen=\"{fen}\"><h3>Game {n}: {w}{wr} \u{2013} {b}{br} <small>{tc} {rated} {kind}</small></h3>\
+        "<article class=\"game\" data-game=\"{n}\" data-fen=\"{fen}\"><h3>{title}: {w}{wr} \u{2013} {b}{br} <small>{tc} {rated} {kind}</small></h3>\
 <p class=\"opponent\">Opponent <b>{opp}</b>{or} <span class=\"class\">{class}</span>; we play {color}</p>\
 <div class=\"row\"><div class=\"board\">{board}</div><div class=\"side\">{top}{bottom}{last}<h4>Engine</h4>{search}<h4>Said</h4>{talk}</div></div>{graph}</article>",
         n = g.game,
+        title = game_title(g),
         fen = escape(&g.fen),
         w = escape(&g.white),
         wr = rating(g.white_rating),
@@ -242,6 +243,21 @@ fn live_game(g: &LiveGame) -> String {
         search = search_facts(&g.search),
         talk = talk_list(&g.talk),
     )
+}
+
+/// `Game 12`, or the game's unique name, linked to its page when it has one.
+fn game_title(g: &LiveGame) -> String {
+    let name = if g.name.is_empty() {
+        format!("Game {}", g.game)
+    } else {
+        format!("Game {}", escape(&g.name))
+    };
+    match &g.url {
+        Some(u) if u.starts_with("https://") || u.starts_with("http://") => {
+            format!("<a href=\"{}\" rel=\"noopener\">{name}</a>", escape(u))
+        }
+        _ => name,
+    }
 }
 
 /// Our games in progress.
@@ -549,6 +565,34 @@ mod tests {
         assert!(h.contains("class=\"clock white running\""));
         assert!(h.contains("<p class=\"pv\">2. Nf3</p>"), "{h}");
         assert!(h.contains("&lt;evil&gt;") && !h.contains("<evil>"));
+    }
+
+    #[test]
+    fn games_have_unique_names_and_links() {
+        let mut s = Status::default();
+        s.games.push(LiveGame {
+            game: 1_000_001,
+            site: "lichess".into(),
+            name: "lichess/AbCd1234".into(),
+            url: Some("https://lichess.org/AbCd1234\"><b>".into()),
+            fen: Board::startpos().to_fen(),
+            ..Default::default()
+        });
+        s.games.push(LiveGame {
+            game: 12,
+            site: "ics".into(),
+            name: "ics/12".into(),
+            url: Some("javascript:alert(1)".into()),
+            fen: Board::startpos().to_fen(),
+            ..Default::default()
+        });
+        let h = games(&s);
+        assert!(
+            h.contains("<a href=\"https://lichess.org/AbCd1234&quot;&gt;&lt;b&gt;\" rel=\"noopener\">Game lichess/AbCd1234</a>"),
+            "{h}"
+        );
+        assert!(h.contains("<h3>Game ics/12:"), "no link but http(s): {h}");
+        assert!(!h.contains("javascript:"));
     }
 
     #[test]

@@ -113,22 +113,25 @@ async fn guest_login_and_a_game_to_the_end() {
     let r = start("guest", cfg, &["ics.handle=guest"], |_| {}).await;
     let stats = r.srv.wait_results(1, Duration::from_secs(60)).await;
     let pgn_path = r.dir.join("games.pgn");
-    // The daemon appends the game after the server announced the result: wait for it.
+    // The daemon appends the game after the server announced the result, then
+    // writes the game's log: wait for both.
     let mut pgn = String::new();
+    let mut logs = 0;
     for _ in 0..200 {
         pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
-        if stats
-            .results
-            .first()
-            .is_some_and(|(res, _, _)| pgn.contains(res.as_str()))
+        logs = std::fs::read_dir(r.dir.join("logs"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        if logs >= 1
+            && stats
+                .results
+                .first()
+                .is_some_and(|(res, _, _)| pgn.contains(res.as_str()))
         {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let logs = std::fs::read_dir(r.dir.join("logs"))
-        .map(|d| d.count())
-        .unwrap_or(0);
     let (stats2, evs, exit) = r.finish(Duration::from_secs(20)).await;
     assert_eq!(exit, Exit::Ok);
     assert_eq!(stats.results.len(), 1, "{stats:?}");

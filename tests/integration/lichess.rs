@@ -33,6 +33,75 @@ fn settings(url: &str, dir: &Path, token: &str, extra: &[&str]) -> kibitzer::set
         .expect("test settings")
 }
 
+/// A daemon with a Lichess account on the fake Lichess, its event stream open.
+pub(crate) struct Bot {
+    pub fake: FakeLichess,
+    pub dir: std::path::PathBuf,
+    pub events: tokio::sync::broadcast::Receiver<BotEvent>,
+    pub control: kibitzer::bot::Control,
+    pub handle: tokio::task::JoinHandle<Exit>,
+    pub status: tokio::sync::watch::Receiver<kibitzer::bot::status::Status>,
+}
+
+impl Bot {
+    pub async fn start(cfg: FakeConfig, name: &str, extra: &[&str]) -> Bot {
+        let fake = FakeLichess::start(cfg).await;
+        let dir = crate::daemon::temp_dir(name);
+        let d = Daemon::new(settings(&fake.url(), &dir, TOKEN, extra));
+        let events = d.subscribe();
+        let control = d.control();
+        let status = d.status();
+        let handle = tokio::spawn(d.run());
+        assert!(
+            fake.wait_for(Duration::from_secs(20), |s, _| s
+                .requests
+                .iter()
+                .any(|r| r.1 == "/api/stream/event"))
+                .await,
+            "the event stream is opened"
+        );
+        Bot {
+            fake,
+            dir,
+            events,
+            control,
+            handle,
+            status,
+        }
+    }
+
+    /// The next game to end (a panic naming the games when none does).
+    pub async fn game_ended(&mut self, limit: Duration) -> kibitzer::bot::GameReport {
+        match events_until(&mut self.events, limit, |e| {
+            matches!(e, BotEvent::GameEnded(_))
+        })
+        .await
+        {
+            Some(BotEvent::GameEnded(r)) => *r,
+            _ => panic!(
+                "a game ends: {:?}",
+                self.fake.with(|s, g| (
+                    s.declined.clone(),
+                    g.iter()
+                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
+                        .collect::<Vec<_>>()
+                ))
+            ),
+        }
+    }
+
+    /// Quits the daemon (it must stop cleanly) and removes the directory.
+    pub async fn stop(self) {
+        self.control.send(ControlMsg::Quit);
+        let exit = tokio::time::timeout(Duration::from_secs(20), self.handle)
+            .await
+            .expect("the daemon stops")
+            .expect("no panic");
+        assert_eq!(exit, Exit::Ok);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 async fn events_until(
     rx: &mut tokio::sync::broadcast::Receiver<BotEvent>,
     limit: Duration,
@@ -53,40 +122,11 @@ async fn events_until(
 /// records written.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lichess_full_games_to_a_result() {
-    let fake = FakeLichess::start(FakeConfig::default()).await;
-    let dir = crate::daemon::temp_dir("lichess-games");
-    let d = Daemon::new(settings(&fake.url(), &dir, TOKEN, &[]));
-    let mut events = d.subscribe();
-    let control = d.control();
-    let handle = tokio::spawn(d.run());
-    assert!(
-        fake.wait_for(Duration::from_secs(20), |s, _| s
-            .requests
-            .iter()
-            .any(|r| r.1 == "/api/stream/event"))
-            .await,
-        "the event stream is opened"
-    );
+    let mut bot = Bot::start(FakeConfig::default(), "lichess-games", &[]).await;
     for (id, limit, inc, color) in [("c1", 60, 0, Color::White), ("c2", 60, 1, Color::Black)] {
-        fake.challenge(ChallengeSpec::standard(id, limit, inc, color));
-        let ended = events_until(&mut events, Duration::from_secs(240), |e| {
-            matches!(e, BotEvent::GameEnded(_))
-        })
-        .await
-        .unwrap_or_else(|| {
-            panic!(
-                "the game ends: {:?}",
-                fake.with(|s, g| (
-                    s.declined.clone(),
-                    g.iter()
-                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
-                        .collect::<Vec<_>>()
-                ))
-            )
-        });
-        let BotEvent::GameEnded(r) = ended else {
-            unreachable!()
-        };
+        bot.fake
+            .challenge(ChallengeSpec::standard(id, limit, inc, color));
+        let r = bot.game_ended(Duration::from_secs(240)).await;
         assert_eq!(r.our_color, color);
         assert!(
             ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),
@@ -98,7 +138,7 @@ async fn lichess_full_games_to_a_result() {
                 || r.result == if color == Color::White { "1-0" } else { "0-1" },
             "we did not lose on time: {r:?}"
         );
-        fake.with(|s, games| {
+        bot.fake.with(|s, games| {
             let g = games.iter().find(|g| g.id == format!("g{id}")).expect("the game");
             assert_eq!(s.illegal, 0, "no illegal or out-of-turn move");
             assert_ne!(g.status, "started");
@@ -119,16 +159,10 @@ async fn lichess_full_games_to_a_result() {
             assert!(min > 0, "our clock never ran out");
         });
     }
-    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
+    let pgn = std::fs::read_to_string(bot.dir.join("games.pgn")).unwrap_or_default();
     assert_eq!(pgn.matches("[Event ").count(), 2, "two records: {pgn}");
     assert!(pgn.contains("[White \"KibBot\"]") && pgn.contains("[Black \"KibBot\"]"));
-    control.send(ControlMsg::Quit);
-    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
-        .await
-        .expect("the daemon stops")
-        .expect("no panic");
-    assert_eq!(exit, Exit::Ok);
-    let _ = std::fs::remove_dir_all(&dir);
+    bot.stop().await;
 }
 
 /// Two games at once (`lichess.concurrency = 2`), each with its own engine, and
@@ -136,50 +170,20 @@ async fn lichess_full_games_to_a_result() {
 /// from `gameFull` and plays both games to a result with legal moves only.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lichess_two_games_at_once_and_dropped_streams() {
-    let fake = FakeLichess::start(FakeConfig {
+    let cfg = FakeConfig {
         drop_game_streams_after: Some(9),
         ..FakeConfig::default()
-    })
-    .await;
-    let dir = crate::daemon::temp_dir("lichess-two");
-    let d = Daemon::new(settings(
-        &fake.url(),
-        &dir,
-        TOKEN,
-        &["lichess.concurrency=2"],
-    ));
-    let mut events = d.subscribe();
-    let control = d.control();
-    let handle = tokio::spawn(d.run());
-    assert!(
-        fake.wait_for(Duration::from_secs(20), |s, _| s
-            .requests
-            .iter()
-            .any(|r| r.1 == "/api/stream/event"))
-            .await
-    );
-    fake.challenge(ChallengeSpec::standard("d1", 60, 0, Color::White));
-    fake.challenge(ChallengeSpec::standard("d2", 60, 0, Color::Black));
+    };
+    let mut bot = Bot::start(cfg, "lichess-two", &["lichess.concurrency=2"]).await;
+    bot.fake
+        .challenge(ChallengeSpec::standard("d1", 60, 0, Color::White));
+    bot.fake
+        .challenge(ChallengeSpec::standard("d2", 60, 0, Color::Black));
     let mut ended = Vec::new();
     while ended.len() < 2 {
-        match events_until(&mut events, Duration::from_secs(240), |e| {
-            matches!(e, BotEvent::GameEnded(_))
-        })
-        .await
-        {
-            Some(BotEvent::GameEnded(r)) => ended.push(r),
-            _ => panic!(
-                "both games end: {:?}",
-                fake.with(|s, g| (
-                    s.declined.clone(),
-                    g.iter()
-                        .map(|g| (g.id.clone(), g.moves.len(), g.status.clone()))
-                        .collect::<Vec<_>>()
-                ))
-            ),
-        }
+        ended.push(bot.game_ended(Duration::from_secs(240)).await);
     }
-    fake.with(|s, games| {
+    bot.fake.with(|s, games| {
         assert_eq!(s.accepted.len(), 2, "both accepted: {:?}", s.declined);
         assert_eq!(s.illegal, 0);
         for g in games {
@@ -200,13 +204,7 @@ async fn lichess_two_games_at_once_and_dropped_streams() {
             );
         }
     });
-    control.send(ControlMsg::Quit);
-    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
-        .await
-        .expect("stops")
-        .expect("no panic");
-    assert_eq!(exit, Exit::Ok);
-    let _ = std::fs::remove_dir_all(&dir);
+    bot.stop().await;
 }
 
 /// Challenges outside the formula are declined with Lichess's reason keys; one
@@ -217,17 +215,13 @@ async fn lichess_challenges_declined_with_reasons() {
         opponent_resigns_after: Some(3),
         ..FakeConfig::default()
     };
-    let fake = FakeLichess::start(cfg).await;
-    let dir = crate::daemon::temp_dir("lichess-decline");
-    let d = Daemon::new(settings(
-        &fake.url(),
-        &dir,
-        TOKEN,
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-decline",
         &["bot.rated=unrated", "bot.computers=off", "bot.max_inc=5"],
-    ));
-    let mut events = d.subscribe();
-    let control = d.control();
-    let handle = tokio::spawn(d.run());
+    )
+    .await;
+    let fake = bot.fake.clone();
     let spec = |id: &str| ChallengeSpec::standard(id, 120, 0, Color::White);
     let cases = [
         (
@@ -296,25 +290,12 @@ async fn lichess_challenges_declined_with_reasons() {
         }
         assert_eq!(s.accepted, vec!["ok1".to_string()]);
     });
-    let ended = events_until(&mut events, Duration::from_secs(60), |e| {
-        matches!(e, BotEvent::GameEnded(_))
-    })
-    .await
-    .expect("the game ends");
-    let BotEvent::GameEnded(r) = ended else {
-        unreachable!()
-    };
+    let r = bot.game_ended(Duration::from_secs(60)).await;
     assert_eq!(
         (r.result.as_str(), r.reason.as_str()),
         ("1-0", "Opponent resigns")
     );
-    control.send(ControlMsg::Quit);
-    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
-        .await
-        .expect("stops")
-        .expect("no panic");
-    assert_eq!(exit, Exit::Ok);
-    let _ = std::fs::remove_dir_all(&dir);
+    bot.stop().await;
 }
 
 /// An account without the BOT title is refused with how to upgrade it, and the
@@ -447,6 +428,11 @@ fn json_value() -> impl Strategy<Value = serde_json::Value> {
                         Just("id".to_string()),
                         Just("moves".to_string()),
                         Just("wtime".to_string()),
+                        Just("nowPlaying".to_string()),
+                        Just("gameId".to_string()),
+                        Just("username".to_string()),
+                        Just("perfs".to_string()),
+                        Just("expiration".to_string()),
                         "[a-z]{1,6}"
                     ],
                     inner
@@ -470,6 +456,28 @@ proptest! {
             if let Err(e) = kibitzer::lichess::parse_account(&text) {
                 prop_assert!(e.to_string().starts_with("the account"));
             }
+            if let Err(e) = kibitzer::lichess::parse_playing(&text) {
+                prop_assert!(e.to_string().starts_with("the games in progress"));
+            }
+            if let Err(e) = kibitzer::lichess::parse_online_user(&text) {
+                prop_assert!(e.to_string().starts_with("an online bot"));
+            }
+            if let Err(e) = kibitzer::lichess::event::parse_challenge_id(&text) {
+                prop_assert!(e.to_string().starts_with("the challenge made"));
+            }
+        }
+    }
+
+    /// Chat lines from the server, whatever they hold, come out short and clean.
+    #[test]
+    fn lichess_chat_lines_are_cleaned(s in "\\PC{0,300}", c in prop::collection::vec(any::<char>(), 0..300)) {
+        for text in [s, c.into_iter().collect::<String>()] {
+            let clean = kibitzer::bot::lichess::chat::sanitize(&text);
+            prop_assert!(clean.chars().count() <= kibitzer::bot::lichess::chat::MAX_LINE);
+            let bad = clean.chars().any(|ch| ch.is_control() || ch == '\u{202e}');
+            prop_assert!(!bad, "control characters left in {:?}", clean);
+            prop_assert!(!clean.starts_with(' ') && !clean.ends_with(' '));
+            let _ = kibitzer::bot::lichess::chat::command(&clean);
         }
     }
 }
@@ -577,4 +585,377 @@ async fn lichess_and_fics_in_one_daemon() {
         .expect("no panic");
     assert_eq!(exit, Exit::Ok);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The first-move rule and berserk: the fake aborts a game whose side to move
+/// has not made its first move within 3 s (and says so in `expiration`), and the
+/// bot's side has berserked (30 s instead of 60, no increment). The bot makes
+/// its first move in time with either colour, keeps time on the halved clock and
+/// reaches a result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_first_move_rule_and_berserk() {
+    let cfg = FakeConfig {
+        first_move_limit: Duration::from_secs(3),
+        bot_berserks: true,
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-berserk", &[]).await;
+    for (id, color) in [("k1", Color::White), ("k2", Color::Black)] {
+        bot.fake
+            .challenge(ChallengeSpec::standard(id, 60, 2, color));
+        let r = bot.game_ended(Duration::from_secs(240)).await;
+        bot.fake.with(|s, games| {
+            let g = games.iter().find(|g| g.id == format!("g{id}")).unwrap();
+            assert_eq!(g.no_start, None, "{id}: the first move came in time");
+            assert_eq!(s.illegal, 0);
+            assert_eq!(g.initial, 60_000);
+            let first = g.responses.first().copied().unwrap_or(f64::MAX);
+            assert!(first < 3000.0, "{id}: first move after {first} ms");
+            let min = g.bot_clock_after.iter().min().copied().unwrap_or(0);
+            assert!(min > 0, "{id}: our clock never ran out");
+            // No increment for us: the clock only goes down.
+            assert!(
+                g.bot_clock_after.windows(2).all(|w| w[1] <= w[0]),
+                "{id}: no increment after berserk: {:?}",
+                g.bot_clock_after
+            );
+            assert!(
+                g.bot_clock_after.first().is_some_and(|&c| c <= 30_000),
+                "{id}: the halved clock"
+            );
+            eprintln!(
+                "berserk {id}: {} plies, {} ({}), first move {first:.0} ms, smallest clock {min} ms",
+                g.moves.len(),
+                r.result,
+                r.reason
+            );
+        });
+        let lost_on_time = r.reason.contains("forfeits on time")
+            && r.result == if color == Color::White { "0-1" } else { "1-0" };
+        assert!(!lost_on_time, "{r:?}");
+        assert!(r.plies >= 2, "{r:?}");
+    }
+    bot.stop().await;
+}
+
+/// An opponent that never moves: the bot (White) plays its first move, waits
+/// `bot.first_move_timeout` and aborts the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_aborts_when_the_opponent_never_moves() {
+    let cfg = FakeConfig {
+        opponent_never_moves: true,
+        first_move_limit: Duration::from_secs(60),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-abort", &["bot.first_move_timeout=2"]).await;
+    bot.fake
+        .challenge(ChallengeSpec::standard("a1", 60, 0, Color::White));
+    let r = bot.game_ended(Duration::from_secs(30)).await;
+    assert_eq!((r.result.as_str(), r.plies), ("*", 1), "{r:?}");
+    bot.fake.with(|s, games| {
+        assert_eq!(games[0].status, "aborted");
+        assert_eq!(games[0].no_start, None, "aborted by us, not by the rule");
+        assert!(s.requests.iter().any(|r| r.1.ends_with("/abort")));
+    });
+    bot.stop().await;
+}
+
+/// The opponent leaves after three moves (`opponentGone`, claim in 2 s): the bot
+/// claims the win once the time is up, and wins.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_claims_victory_when_the_opponent_leaves() {
+    let cfg = FakeConfig {
+        opponent_leaves_after: Some(3),
+        gone_claim_s: 2,
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-gone", &[]).await;
+    bot.fake
+        .challenge(ChallengeSpec::standard("o1", 120, 0, Color::White));
+    let r = bot.game_ended(Duration::from_secs(60)).await;
+    assert_eq!(r.result, "1-0", "{r:?}");
+    bot.fake.with(|s, games| {
+        let g = &games[0];
+        assert_eq!(
+            (g.status.as_str(), g.claims),
+            ("timeout", 1),
+            "one claim, in time"
+        );
+        let claim = s
+            .requests
+            .iter()
+            .find(|r| r.1.ends_with("/claim-victory"))
+            .expect("a claim");
+        assert_eq!(claim.3, 200, "not claimed too early");
+    });
+    bot.stop().await;
+}
+
+/// Chat and offers: the greeting and farewell go to the player room; chat
+/// commands are answered in their room (the evaluation to spectators only, the
+/// opponent politely refused), a flood is rate-limited, junk is not answered; a
+/// takeback request is declined and a draw offer answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_chat_commands_greeting_and_offers() {
+    let cfg = FakeConfig {
+        opponent_delay: Duration::from_millis(2000),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-chat",
+        &[
+            "talk.greeting=Hello, good luck!",
+            "talk.farewell=Thank you for the game.",
+            "kibitz=0",
+            "whisper=0",
+        ],
+    )
+    .await;
+    let fake = bot.fake.clone();
+    fake.challenge(ChallengeSpec::standard("t1", 180, 0, Color::White));
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |_, g| g
+            .first()
+            .is_some_and(|g| g.moves.len() >= 2))
+            .await
+    );
+    {
+        // The status page lists the game under its unique name, with its link.
+        let st = bot.status.borrow().clone();
+        let g = st
+            .games
+            .iter()
+            .find(|g| g.site == "lichess")
+            .expect("the Lichess game on the status page");
+        assert_eq!(g.name, "lichess/gt1");
+        assert_eq!(
+            g.url.as_deref(),
+            Some(format!("{}/gt1", fake.url()).as_str())
+        );
+        assert_eq!(
+            (g.our_color.as_str(), g.opponent.as_str()),
+            ("white", "Opponent")
+        );
+        assert!(g.ply >= 2, "the board follows the game: {}", g.ply);
+    }
+    fake.chat_line("gt1", "player", "Opponent", "!help");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    fake.chat_line("gt1", "spectator", "Watcher", "!EVAL");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    fake.chat_line("gt1", "player", "Opponent", "!eval");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // A flood within the rate limit's gap: one answer at most.
+    for _ in 0..5 {
+        fake.chat_line("gt1", "spectator", "Watcher", "!name\u{7}\u{202e}");
+    }
+    fake.chat_line("gt1", "player", "Opponent", "hello there");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let game = |s: &crate::lichess_fake_server::Stats, g: &[crate::lichess_fake_server::Game]| {
+        format!(
+            "{} {} {:?} {:?}",
+            g[0].status,
+            g[0].moves.len(),
+            g[0].answers,
+            s.chats
+        )
+    };
+    fake.offer("gt1", "takeback");
+    assert!(
+        fake.wait_for(Duration::from_secs(10), |_, g| g[0]
+            .answers
+            .iter()
+            .any(|a| a == "takeback/no"))
+            .await,
+        "the takeback is declined: {}",
+        fake.with(game)
+    );
+    fake.offer("gt1", "draw");
+    assert!(
+        fake.wait_for(Duration::from_secs(10), |_, g| g[0]
+            .answers
+            .iter()
+            .any(|a| a.starts_with("draw/")))
+            .await,
+        "the draw offer is answered: {}",
+        fake.with(game)
+    );
+    fake.opponent_resigns("gt1");
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_ne!(r.result, "*", "{r:?}");
+    assert!(
+        bot.status.borrow().games.is_empty(),
+        "the game leaves the status page when it ends"
+    );
+    assert!(
+        fake.wait_for(Duration::from_secs(5), |s, _| s
+            .chats
+            .iter()
+            .any(|c| c.1.contains("Thank")))
+            .await,
+        "the farewell"
+    );
+    fake.with(|s, _| {
+        let said = |room: &str, what: &str| {
+            s.chats
+                .iter()
+                .filter(|c| c.0 == room && c.1.contains(what))
+                .count()
+        };
+        eprintln!("chat: {:?}", s.chats);
+        assert_eq!(said("player", "Hello%2C+good+luck"), 1, "the greeting");
+        assert_eq!(said("player", "Thank+you+for+the+game"), 1, "the farewell");
+        assert_eq!(said("player", "Commands%3A"), 1, "!help answered");
+        assert_eq!(said("spectator", "Evaluation+"), 1, "!eval to spectators");
+        assert_eq!(
+            said("player", "keep+my+evaluation"),
+            1,
+            "!eval refused to the opponent"
+        );
+        assert_eq!(
+            said("spectator", "I+am+kibitzer"),
+            1,
+            "five !name in a burst: one answer"
+        );
+        assert_eq!(said("player", "no+takebacks"), 1, "the takeback refused");
+        assert_eq!(s.chats.len(), 7, "nothing else: {:?}", s.chats);
+    });
+    bot.stop().await;
+}
+
+/// A game in progress when the daemon starts is picked up from
+/// `/api/account/playing` and played to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_picks_up_a_game_in_progress() {
+    let mut bot = Bot::start(FakeConfig::default(), "lichess-pickup", &[]).await;
+    let fake = bot.fake.clone();
+    fake.challenge(ChallengeSpec::standard("p1", 180, 2, Color::White));
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |_, g| g
+            .first()
+            .is_some_and(|g| g.moves.len() >= 6))
+            .await
+    );
+    // The daemon goes away mid-game; the game goes on on the server.
+    bot.control.send(ControlMsg::Quit);
+    let _ = tokio::time::timeout(Duration::from_secs(20), &mut bot.handle).await;
+    let ply = fake.with(|_, g| g[0].moves.len());
+    let d = Daemon::new(settings(&fake.url(), &bot.dir, TOKEN, &[]));
+    let mut events = d.subscribe();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    let r = match events_until(&mut events, Duration::from_secs(240), |e| {
+        matches!(e, BotEvent::GameEnded(_))
+    })
+    .await
+    {
+        Some(BotEvent::GameEnded(r)) => r,
+        _ => panic!("the game picked up ends"),
+    };
+    assert_ne!(r.result, "*", "{r:?}");
+    fake.with(|s, g| {
+        assert!(g[0].moves.len() > ply, "moves after the restart");
+        assert_ne!(g[0].status, "started");
+        assert!(s.requests.iter().any(|r| r.1 == "/api/account/playing"));
+        assert_eq!(s.illegal, 0);
+    });
+    control.send(ControlMsg::Quit);
+    let exit = tokio::time::timeout(Duration::from_secs(20), handle)
+        .await
+        .expect("stops")
+        .expect("no panic");
+    assert_eq!(exit, Exit::Ok);
+    let _ = std::fs::remove_dir_all(&bot.dir);
+}
+
+/// Matchmaking: online bots in the rating range are challenged in turn (the
+/// blocked one and those out of range never); a decline backs off from that bot;
+/// an accepted challenge becomes a game played to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_matchmaking_challenges_online_bots() {
+    let cfg = FakeConfig {
+        online_bots: vec![
+            ("Declines".into(), 2000, 2000),
+            ("Accepts".into(), 2050, 2050),
+            ("TooStrong".into(), 3000, 3000),
+            ("Blocked".into(), 2000, 2000),
+        ],
+        accept: vec!["Accepts".into()],
+        decline: vec!["Declines".into()],
+        opponent_resigns_after: Some(2),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-mm",
+        &[
+            "lichess.matchmaking=on",
+            "lichess.challenge_interval=10",
+            "lichess.challenge_tc=1+0",
+            "lichess.challenge_min_rating=1500",
+            "lichess.challenge_max_rating=2500",
+            "lichess.challenge_block=blocked",
+        ],
+    )
+    .await;
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_eq!(r.result, "1-0", "{r:?}");
+    // Then the bot not yet asked (it declines), then, the decliner left alone, the
+    // one that accepted again.
+    assert!(
+        bot.fake
+            .wait_for(Duration::from_secs(120), |s, _| s.our_challenges.len() >= 3)
+            .await,
+        "three challenges: {:?}",
+        bot.fake.with(|s, _| s.our_challenges.clone())
+    );
+    bot.fake.with(|s, _| {
+        let who: Vec<&str> = s.our_challenges.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(&who[..3], ["Accepts", "Declines", "Accepts"], "{who:?}");
+        assert!(s.our_challenges.iter().all(|c| (c.1, c.2) == (60, 0)));
+        assert_eq!(s.rate_limited, 0);
+        let gap = |a: &str, b: &str| {
+            let t = |p: &str| {
+                s.requests
+                    .iter()
+                    .filter(|r| r.1 == "/api/challenge/".to_string() + p)
+                    .map(|r| r.4)
+                    .collect::<Vec<_>>()
+            };
+            (t(a), t(b))
+        };
+        let (acc, dec) = gap("Accepts", "Declines");
+        assert!(
+            acc[1].duration_since(dec[0]) >= Duration::from_secs(19),
+            "the interval doubled after the decline"
+        );
+    });
+    bot.stop().await;
+}
+
+/// Network lag: the fake holds each of our moves 250 ms before it takes it (and
+/// charges our clock for it); the move overhead, measured from the clocks as on
+/// FICS, rises from its 100 ms floor to cover the lag, and no time is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_move_overhead_follows_the_lag() {
+    let cfg = FakeConfig {
+        move_lag: Duration::from_millis(250),
+        opponent_resigns_after: Some(14),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-lag", &["bot.min_overhead=100"]).await;
+    bot.fake
+        .challenge(ChallengeSpec::standard("l1", 120, 0, Color::White));
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_eq!(r.result, "1-0", "{r:?}");
+    assert!(
+        r.stats.overhead_ms >= 200,
+        "the overhead covers the 250 ms lag: {} ms",
+        r.stats.overhead_ms
+    );
+    bot.fake.with(|s, g| {
+        assert_eq!(s.illegal, 0);
+        assert!(g[0].bot_clock_after.iter().all(|&c| c > 0));
+    });
+    bot.stop().await;
 }

@@ -6,6 +6,13 @@
 //! move generator (an illegal or out-of-turn move is answered 400), a scripted
 //! opponent that plays legal moves, resign, abort, draw and chat, a 401 for a
 //! wrong token and a 429 when more than `burst` requests come within a second.
+//! Also: the first-move rule (a side that does not make its first move within
+//! `first_move_limit` gets the game aborted, with `expiration` in the states
+//! before), berserk (the bot's clock halved, no increment, `wberserk`/`bberserk`),
+//! an opponent that never moves or leaves (`opponentGone`, then
+//! `claim-victory`), chat lines, draw and takeback offers and their answers,
+//! `/api/account/playing`, `/api/bot/online` and our own challenges (accepted,
+//! declined or left unanswered by name).
 //! Simplifications: threefold repetition and the 50-move rule end the game at once
 //! (Lichess waits for a claim or the fivefold/75-move rule).
 
@@ -37,6 +44,25 @@ pub struct FakeConfig {
     pub opponent_resigns_after: Option<usize>,
     /// Every game stream is cut once, after this many states (`None`: never).
     pub drop_game_streams_after: Option<usize>,
+    /// A side that has not made its first move this long after its turn began
+    /// gets the game aborted (Lichess: 20 s at bullet for casual games).
+    pub first_move_limit: Duration,
+    /// The opponent never moves.
+    pub opponent_never_moves: bool,
+    /// After this many of its moves the opponent stops and leaves: `opponentGone`
+    /// with `claimWinInSeconds` of `gone_claim_s`.
+    pub opponent_leaves_after: Option<usize>,
+    pub gone_claim_s: u32,
+    /// The bot's side has berserked in every game (half the clock, no increment).
+    pub bot_berserks: bool,
+    /// Each of our moves is held this long before the server takes it (network lag,
+    /// charged to our clock).
+    pub move_lag: Duration,
+    /// Bots listed by `/api/bot/online`: name, bullet and blitz rating.
+    pub online_bots: Vec<(String, i32, i32)>,
+    /// Bots that accept our challenges (others in `decline` decline, the rest never answer).
+    pub accept: Vec<String>,
+    pub decline: Vec<String>,
 }
 
 impl Default for FakeConfig {
@@ -47,6 +73,15 @@ impl Default for FakeConfig {
             opponent_delay: Duration::from_millis(20),
             opponent_resigns_after: None,
             drop_game_streams_after: None,
+            first_move_limit: Duration::from_secs(20),
+            opponent_never_moves: false,
+            opponent_leaves_after: None,
+            gone_claim_s: 2,
+            bot_berserks: false,
+            move_lag: Duration::ZERO,
+            online_bots: Vec::new(),
+            accept: Vec::new(),
+            decline: Vec::new(),
         }
     }
 }
@@ -101,11 +136,29 @@ pub struct Game {
     pub states_sent: usize,
     pub drop_after: Option<usize>,
     pub streams_opened: usize,
+    pub berserk: [bool; 2],
+    pub inc_of: [i64; 2],
+    /// The opponent's offers standing.
+    pub opp_draw: bool,
+    pub opp_takeback: bool,
+    /// Answers the bot gave: `draw/no`, `takeback/no`...
+    pub answers: Vec<String>,
+    /// The opponent left at this instant.
+    pub gone_since: Option<Instant>,
+    pub claims: usize,
+    pub gone_claim: Duration,
+    pub first_move_limit_ms: i64,
+    /// Who failed to make their first move in time.
+    pub no_start: Option<Color>,
 }
 
 #[derive(Default)]
 pub struct Stats {
-    pub requests: Vec<(String, String, String, u16)>,
+    /// Method, path, body, status, when.
+    pub requests: Vec<(String, String, String, u16, Instant)>,
+    /// Our challenges: the challenged bot, limit, increment.
+    pub our_challenges: Vec<(String, u32, u32)>,
+    pub cancelled: Vec<String>,
     pub declined: Vec<(String, String)>,
     pub accepted: Vec<String>,
     pub illegal: usize,
@@ -176,7 +229,33 @@ impl Game {
         if let Some(w) = self.winner {
             v["winner"] = color_name(w).into();
         }
+        for (i, k) in ["wberserk", "bberserk"].iter().enumerate() {
+            if self.berserk[i] {
+                v[*k] = true.into();
+            }
+        }
+        let opp = if self.bot_color == Color::White {
+            "b"
+        } else {
+            "w"
+        };
+        if self.opp_draw {
+            v[format!("{opp}draw")] = true.into();
+        }
+        if self.opp_takeback {
+            v[format!("{opp}takeback")] = true.into();
+        }
+        if self.status == "started" && self.moves.len() < 2 {
+            v["expiration"] = serde_json::json!({
+                "idleMillis": self.turn_started.elapsed().as_millis() as i64,
+                "millisToMove": self.first_move_limit_ms,
+            });
+        }
         v
+    }
+
+    fn send_line(&mut self, line: String) {
+        self.subscribers.retain(|s| s.send(line.clone()).is_ok());
     }
 
     fn full_json(&self, bot: &str) -> String {
@@ -219,8 +298,10 @@ impl Game {
         let s = idx(self.board.side_to_move());
         if self.moves.len() >= 2 {
             self.clock[s] -= self.turn_started.elapsed().as_millis() as i64;
-            self.clock[s] += self.inc;
+            self.clock[s] += self.inc_of[s];
         }
+        self.opp_draw = false;
+        self.opp_takeback = false;
         self.board.make_move(m);
         self.moves.push(m);
         self.turn_started = Instant::now();
@@ -288,7 +369,15 @@ impl FakeLichess {
                     }
                     let c = game.clocks_now();
                     let s = game.board.side_to_move();
-                    if c[idx(s)] <= 0 {
+                    if game.moves.len() < 2
+                        && game.turn_started.elapsed().as_millis() as i64
+                            >= game.first_move_limit_ms
+                    {
+                        // The first-move rule: a casual game is aborted.
+                        game.no_start = Some(s);
+                        game.end("aborted", None);
+                        game.broadcast();
+                    } else if c[idx(s)] <= 0 {
                         game.clock = c;
                         game.end("outoftime", Some(!s));
                         game.broadcast();
@@ -347,13 +436,20 @@ impl FakeLichess {
             .await
             .map(|b| String::from_utf8_lossy(&b.to_bytes()).to_string())
             .unwrap_or_default();
+        if method == "POST" && path.contains("/move/") {
+            let lag = self.inner.lock().unwrap().cfg.move_lag;
+            if !lag.is_zero() {
+                tokio::time::sleep(lag).await;
+            }
+        }
         let (status, resp) = self.route(&method, &path, &query, &auth, &body);
-        self.inner
-            .lock()
-            .unwrap()
-            .stats
-            .requests
-            .push((method, path, body, status));
+        self.inner.lock().unwrap().stats.requests.push((
+            method,
+            path,
+            body,
+            status,
+            Instant::now(),
+        ));
         resp
     }
 
@@ -422,34 +518,8 @@ impl FakeLichess {
                 };
                 g.stats.accepted.push(c.id.clone());
                 let gid = format!("g{}", c.id);
-                let initial = c.limit_s as i64 * 1000;
-                let drop_after = g.cfg.drop_game_streams_after;
-                g.games.push(Game {
-                    id: gid.clone(),
-                    bot_color: c.bot_color,
-                    board: Board::startpos(),
-                    moves: Vec::new(),
-                    clock: [initial; 2],
-                    inc: c.increment_s as i64 * 1000,
-                    initial,
-                    turn_started: Instant::now(),
-                    status: "started".into(),
-                    winner: None,
-                    subscribers: Vec::new(),
-                    opponent_moves: 0,
-                    bot_clock_after: Vec::new(),
-                    responses: Vec::new(),
-                    last_state_at: Instant::now(),
-                    states_sent: 0,
-                    drop_after,
-                    streams_opened: 0,
-                });
-                let line = serde_json::json!({"type": "gameStart", "game": {"gameId": gid, "fullId": format!("{gid}xxxx"), "color": color_name(c.bot_color), "fen": Board::startpos().to_fen(), "hasMoved": false, "isMyTurn": c.bot_color == Color::White, "lastMove": "", "opponent": {"id": "opponent", "username": "Opponent", "rating": 1500}, "perf": "bullet", "rated": false, "secondsLeft": c.limit_s, "source": "friend", "speed": "bullet", "variant": {"key": "standard", "name": "Standard"}, "compat": {"bot": true, "board": true}, "id": gid}}).to_string() + "\n";
-                g.events.retain(|s| s.send(line.clone()).is_ok());
-                if c.bot_color == Color::Black {
-                    drop(g);
-                    self.opponent_moves_later(gid);
-                }
+                drop(g);
+                self.new_game(&gid, c.bot_color, c.limit_s, c.increment_s);
                 ok()
             }
             ("POST", ["api", "challenge", id, "decline"]) => {
@@ -460,6 +530,93 @@ impl FakeLichess {
                     .to_string();
                 g.stats.declined.push((id.to_string(), reason));
                 ok()
+            }
+            ("GET", ["api", "account", "playing"]) => {
+                let now: Vec<serde_json::Value> = g
+                    .games
+                    .iter()
+                    .filter(|x| x.status == "started")
+                    .map(|x| {
+                        serde_json::json!({
+                            "gameId": x.id, "fullId": format!("{}xxxx", x.id),
+                            "color": color_name(x.bot_color), "fen": x.board.to_fen(),
+                            "hasMoved": x.moves.len() > (x.bot_color == Color::Black) as usize,
+                            "isMyTurn": x.board.side_to_move() == x.bot_color,
+                            "lastMove": x.moves.last().map(|m| m.to_uci()).unwrap_or_default(),
+                            "opponent": {"id": "opponent", "username": "Opponent", "rating": 1500},
+                            "perf": "bullet", "rated": false, "rating": 2000,
+                            "secondsLeft": x.clock[idx(x.bot_color)] / 1000,
+                            "source": "friend", "speed": "bullet",
+                            "status": {"id": 20, "name": "started"},
+                            "variant": {"key": "standard", "name": "Standard"}
+                        })
+                    })
+                    .collect();
+                let v = serde_json::json!({"nowPlaying": now, "nbMyTurn": 0});
+                (200, json(StatusCode::OK, &v.to_string()))
+            }
+            ("GET", ["api", "bot", "online"]) => {
+                let (tx, rx) = mpsc::unbounded_channel();
+                for (name, bullet, blitz) in &g.cfg.online_bots {
+                    let v = serde_json::json!({
+                        "id": name.to_ascii_lowercase(), "username": name, "title": "BOT",
+                        "perfs": {"bullet": {"rating": bullet, "games": 100, "rd": 50, "prog": 0},
+                                  "blitz": {"rating": blitz, "games": 100, "rd": 50, "prog": 0}},
+                        "createdAt": 0, "seenAt": 0, "playTime": {"total": 0, "tv": 0}
+                    });
+                    let _ = tx.send(format!("{v}\n"));
+                }
+                drop(tx);
+                (200, stream(rx))
+            }
+            ("POST", ["api", "challenge", id, "cancel"]) => {
+                g.stats.cancelled.push(id.to_string());
+                ok()
+            }
+            ("POST", ["api", "challenge", user]) => {
+                let field = |k: &str| {
+                    body.split('&')
+                        .find_map(|kv| kv.strip_prefix(&format!("{k}=")[..]))
+                        .unwrap_or("")
+                        .to_string()
+                };
+                let limit: u32 = field("clock.limit").parse().unwrap_or(0);
+                let inc: u32 = field("clock.increment").parse().unwrap_or(0);
+                let n = g.stats.our_challenges.len();
+                let cid = format!("out{n}");
+                g.stats.our_challenges.push((user.to_string(), limit, inc));
+                let user = user.to_string();
+                let accepts = g.cfg.accept.iter().any(|a| a.eq_ignore_ascii_case(&user));
+                let declines = g.cfg.decline.iter().any(|a| a.eq_ignore_ascii_case(&user));
+                let v = serde_json::json!({
+                    "id": cid, "url": format!("https://lichess.org/{cid}"), "status": "created",
+                    "challenger": {"id": "kibbot", "name": "KibBot", "title": "BOT", "rating": 2000},
+                    "destUser": {"id": user.to_ascii_lowercase(), "name": user, "title": "BOT", "rating": 2000},
+                    "variant": {"key": "standard", "name": "Standard", "short": "Std"},
+                    "rated": false, "speed": "bullet",
+                    "timeControl": {"type": "clock", "limit": limit, "increment": inc, "show": "x"},
+                    "color": "random", "finalColor": "white", "perf": {"icon": "", "name": "Bullet"}
+                });
+                if declines {
+                    let line = serde_json::json!({"type": "challengeDeclined", "challenge": {"id": cid, "declineReason": "I'm not accepting challenges at the moment.", "declineReasonKey": "generic"}}).to_string() + "\n";
+                    let f = self.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        f.inner
+                            .lock()
+                            .unwrap()
+                            .events
+                            .retain(|s| s.send(line.clone()).is_ok());
+                    });
+                } else if accepts {
+                    let f = self.clone();
+                    let cid2 = cid.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                        f.new_game(&cid2, Color::White, limit, inc);
+                    });
+                }
+                (200, json(StatusCode::OK, &v.to_string()))
             }
             ("GET", ["api", "bot", "game", "stream", id]) => {
                 let Some(game) = g.games.iter_mut().find(|x| x.id == *id) else {
@@ -513,7 +670,31 @@ impl FakeLichess {
                         game.end("aborted", None);
                         game.broadcast();
                     }
-                    "draw" | "takeback" => {}
+                    "draw" | "takeback" => {
+                        let yes = path.ends_with("/yes");
+                        game.answers
+                            .push(format!("{action}/{}", if yes { "yes" } else { "no" }));
+                        if *action == "draw" && yes && game.opp_draw && game.status == "started" {
+                            game.end("draw", None);
+                            game.broadcast();
+                        } else if *action == "draw" && !yes {
+                            game.opp_draw = false;
+                            game.broadcast();
+                        } else if *action == "takeback" && !yes {
+                            game.opp_takeback = false;
+                            game.broadcast();
+                        }
+                    }
+                    "claim-victory" => {
+                        game.claims += 1;
+                        let due = g_claim_due(game);
+                        if !due {
+                            return bad("The opponent has not left long enough");
+                        }
+                        let w = game.bot_color;
+                        game.end("timeout", Some(w));
+                        game.broadcast();
+                    }
                     "chat" => {
                         let text = body
                             .split('&')
@@ -535,6 +716,96 @@ impl FakeLichess {
         }
     }
 
+    /// A game starts (a challenge accepted either way): `gameStart` on the event
+    /// streams, and the opponent's first move when it has White.
+    fn new_game(&self, gid: &str, bot_color: Color, limit_s: u32, increment_s: u32) {
+        let mut g = self.inner.lock().unwrap();
+        let initial = limit_s as i64 * 1000;
+        let inc = increment_s as i64 * 1000;
+        let drop_after = g.cfg.drop_game_streams_after;
+        let berserk = g.cfg.bot_berserks;
+        let gone_claim = Duration::from_secs(g.cfg.gone_claim_s as u64);
+        let first_move_limit_ms = g.cfg.first_move_limit.as_millis() as i64;
+        let mut clock = [initial; 2];
+        let mut inc_of = [inc; 2];
+        let mut berserked = [false; 2];
+        if berserk {
+            let b = idx(bot_color);
+            clock[b] = initial / 2;
+            inc_of[b] = 0;
+            berserked[b] = true;
+        }
+        g.games.push(Game {
+            id: gid.to_string(),
+            bot_color,
+            board: Board::startpos(),
+            moves: Vec::new(),
+            clock,
+            inc,
+            initial,
+            turn_started: Instant::now(),
+            status: "started".into(),
+            winner: None,
+            subscribers: Vec::new(),
+            opponent_moves: 0,
+            bot_clock_after: Vec::new(),
+            responses: Vec::new(),
+            last_state_at: Instant::now(),
+            states_sent: 0,
+            drop_after,
+            streams_opened: 0,
+            berserk: berserked,
+            inc_of,
+            opp_draw: false,
+            opp_takeback: false,
+            answers: Vec::new(),
+            gone_since: None,
+            claims: 0,
+            gone_claim,
+            first_move_limit_ms,
+            no_start: None,
+        });
+        let line = serde_json::json!({"type": "gameStart", "game": {"gameId": gid, "fullId": format!("{gid}xxxx"), "color": color_name(bot_color), "fen": Board::startpos().to_fen(), "hasMoved": false, "isMyTurn": bot_color == Color::White, "lastMove": "", "opponent": {"id": "opponent", "username": "Opponent", "rating": 1500}, "perf": "bullet", "rated": false, "secondsLeft": limit_s, "source": "friend", "speed": "bullet", "variant": {"key": "standard", "name": "Standard"}, "compat": {"bot": true, "board": true}, "id": gid}}).to_string() + "\n";
+        g.events.retain(|s| s.send(line.clone()).is_ok());
+        drop(g);
+        if bot_color == Color::Black {
+            self.opponent_moves_later(gid.to_string());
+        }
+    }
+
+    /// A chat line from `username` in `room` of game `gid`.
+    pub fn chat_line(&self, gid: &str, room: &str, username: &str, text: &str) {
+        let mut g = self.inner.lock().unwrap();
+        if let Some(game) = g.games.iter_mut().find(|x| x.id == gid) {
+            let v = serde_json::json!({"type": "chatLine", "room": room, "username": username, "text": text});
+            game.send_line(format!("{v}\n"));
+        }
+    }
+
+    /// The opponent resigns game `gid` now.
+    pub fn opponent_resigns(&self, gid: &str) {
+        let mut g = self.inner.lock().unwrap();
+        if let Some(game) = g.games.iter_mut().find(|x| x.id == gid) {
+            if game.status == "started" {
+                let w = game.bot_color;
+                game.end("resign", Some(w));
+                game.broadcast();
+            }
+        }
+    }
+
+    /// The opponent offers a draw (`draw`) or asks for a takeback.
+    pub fn offer(&self, gid: &str, what: &str) {
+        let mut g = self.inner.lock().unwrap();
+        if let Some(game) = g.games.iter_mut().find(|x| x.id == gid) {
+            match what {
+                "draw" => game.opp_draw = true,
+                _ => game.opp_takeback = true,
+            }
+            game.broadcast();
+        }
+    }
+
     /// The scripted opponent: a legal move after a short delay (a capture when
     /// there is one, else a move picked by the ply), or resignation when told.
     fn opponent_moves_later(&self, gid: String) {
@@ -544,10 +815,19 @@ impl FakeLichess {
             tokio::time::sleep(delay).await;
             let mut g = f.inner.lock().unwrap();
             let resign_after = g.cfg.opponent_resigns_after;
+            let never = g.cfg.opponent_never_moves;
+            let leaves_after = g.cfg.opponent_leaves_after;
+            let claim_s = g.cfg.gone_claim_s;
             let Some(game) = g.games.iter_mut().find(|x| x.id == gid) else {
                 return;
             };
-            if game.status != "started" || game.board.side_to_move() == game.bot_color {
+            if game.status != "started" || game.board.side_to_move() == game.bot_color || never {
+                return;
+            }
+            if leaves_after.is_some_and(|n| game.opponent_moves >= n) {
+                game.gone_since = Some(Instant::now());
+                let v = serde_json::json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": claim_s});
+                game.send_line(format!("{v}\n"));
                 return;
             }
             if resign_after.is_some_and(|n| game.opponent_moves >= n) {
@@ -571,6 +851,14 @@ impl FakeLichess {
             game.broadcast();
         });
     }
+}
+
+/// The opponent has been gone long enough for a claim.
+fn g_claim_due(game: &Game) -> bool {
+    game.status == "started"
+        && game
+            .gone_since
+            .is_some_and(|t| t.elapsed() >= game.gone_claim)
 }
 
 fn challenge_json(c: &ChallengeSpec) -> String {

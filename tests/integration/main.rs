@@ -37,5 +37,6 @@ mod ics_real_server;
 mod learn;
 mod lichess;
 mod lichess_fake_server;
+mod lichess_measure;
 mod web;
 mod web_browser;

@@ -6,7 +6,7 @@
 //! resign, abort, takeback answer, chat). The engine is the game task's own.
 //! Requests never hold up the stream: each is a task of its own.
 
-use super::Shared;
+use super::{chat, Shared};
 use crate::bot::game::{self, GameInput, GameOutcome, GameSetup};
 use crate::chess::{Board, Color, Move};
 use crate::ics::{GameEnd, MoveList, ServerCommand, ServerEvent, ServerKind, ServerProfile};
@@ -21,6 +21,16 @@ use tracing::{debug, error, info, warn};
 /// whose first move does not come within about 20 seconds, whatever the clock.
 pub const FIRST_MOVE_MS: i64 = 8_000;
 
+/// Our clock's cap before our first move: `FIRST_MOVE_MS`, less when the state's
+/// `expiration` (ours when it is our turn) leaves less time (two fifths of it, the
+/// game task thinking at most about half of the clock it sees).
+fn first_move_cap(s: &GameState, our_turn: bool) -> i64 {
+    match s.expiration {
+        Some(e) if our_turn && s.in_progress() => FIRST_MOVE_MS.min((e.left_ms() * 2 / 5).max(500)),
+        _ => FIRST_MOVE_MS,
+    }
+}
+
 /// The game as the last state showed it.
 struct View {
     number: u32,
@@ -29,7 +39,6 @@ struct View {
     our_color: Color,
     opponent: String,
     initial_ms: i64,
-    inc_ms: i64,
     moves: Vec<Move>,
     board: Board,
     state: Option<GameState>,
@@ -80,14 +89,20 @@ impl View {
         let ep = f.next().unwrap_or("-");
         let mut white_clock = s.wtime;
         let mut black_clock = s.btime;
+        let stm = self.board.side_to_move();
         if self.our_moves() == 0 {
             let c = match self.our_color {
                 Color::White => &mut white_clock,
                 Color::Black => &mut black_clock,
             };
-            *c = (*c).min(FIRST_MOVE_MS);
+            *c = (*c).min(first_move_cap(s, stm == self.our_color));
         }
-        let stm = self.board.side_to_move();
+        // Our increment as the server gives it; none once we berserked.
+        let (inc, berserk) = match self.our_color {
+            Color::White => (s.winc, s.wberserk),
+            Color::Black => (s.binc, s.bberserk),
+        };
+        let inc = if berserk { 0 } else { inc.max(0) };
         crate::ics::Style12 {
             ranks,
             side_to_move: stm,
@@ -104,7 +119,7 @@ impl View {
             black: self.black.clone(),
             relation: if stm == self.our_color { 1 } else { -1 },
             initial_minutes: (self.initial_ms / 60_000) as u32,
-            increment_secs: (self.inc_ms / 1000) as u32,
+            increment_secs: (inc / 1000) as u32,
             white_strength: 0,
             black_strength: 0,
             white_clock,
@@ -243,7 +258,16 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     let opponent = them.display();
     let computer = them.title.as_deref() == Some("BOT") || them.ai_level.is_some();
     let clock = full.clock.unwrap_or_default();
-    let (initial_ms, inc_ms) = (clock.initial as i64, clock.increment as i64);
+    let (mut initial_ms, mut inc_ms) = (clock.initial as i64, clock.increment as i64);
+    let berserked = match our_color {
+        Color::White => full.state.wberserk,
+        Color::Black => full.state.bberserk,
+    };
+    if berserked {
+        // Half the time, no increment: the clock we really have.
+        initial_ms /= 2;
+        inc_ms = 0;
+    }
     let mut opts = sh.opts.clone();
     let (minutes, increment) = ((initial_ms / 60_000) as u32, (inc_ms / 1000) as u32);
     let _ = opts.set_from(
@@ -274,12 +298,22 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         class,
         computer,
         status: sh.status.clone(),
+        decline_draws: true,
     };
-    info!(game = %id, number, %white, %black, "Lichess game started");
+    info!(game = %id, number, %white, %black, berserked, "Lichess game started");
     let _ = sh.events.send(crate::bot::BotEvent::GameStarted {
         game: number,
         opponent: opponent.clone(),
     });
+    let mut live = crate::bot::status::LiveGame::of(&setup);
+    live.site = "lichess".into();
+    live.name = format!("lichess/{id}");
+    live.url = Some(format!("{}/{id}", sh.web_base));
+    sh.status.update(|s| {
+        s.games.retain(|g| g.game != number);
+        s.games.push(live);
+    });
+    let kibitz = setup.opts.int("kibitz") > 0;
     let (writer, mut cmds) = crate::ics::Writer::typed(profile);
     let (tx, rx) = mpsc::unbounded_channel();
     let mut task = tokio::spawn(game::run(setup, writer, None, rx));
@@ -290,7 +324,6 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         our_color,
         opponent,
         initial_ms,
-        inc_ms,
         moves: Vec::new(),
         board: Board::startpos(),
         state: None,
@@ -299,6 +332,10 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     };
     let mut ended = on_state(&mut view, full.state.clone(), &tx, &id);
     let mut stream = Some(stream);
+    let mut chat = chat::Limiter::default();
+    // When to claim the win: the opponent has left (`opponentGone`).
+    let mut claim_at: Option<tokio::time::Instant> = None;
+    let mut claims = 0u32;
     loop {
         tokio::select! {
             line = next(&mut stream) => match line {
@@ -306,10 +343,18 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
                     Ok(GameEvent::Full(g)) => ended |= on_state(&mut view, g.state, &tx, &id),
                     Ok(GameEvent::State(s)) => ended |= on_state(&mut view, s, &tx, &id),
                     Ok(GameEvent::Chat { room, username, text }) => {
-                        info!(game = %id, %room, %username, "chat: {text}");
+                        on_chat(&sh, &id, number, &room, &username, &text, kibitz, &mut chat);
                     }
                     Ok(GameEvent::OpponentGone { gone, claim_win_in_seconds }) => {
                         info!(game = %id, gone, ?claim_win_in_seconds, "opponent gone");
+                        claim_at = match (gone, claim_win_in_seconds) {
+                            (true, Some(s)) if !ended => Some(
+                                tokio::time::Instant::now()
+                                    + Duration::from_secs(s as u64)
+                                    + Duration::from_millis(300),
+                            ),
+                            _ => None,
+                        };
                     }
                     Ok(GameEvent::Unknown) => debug!(game = %id, "unknown game event: {text}"),
                     Err(e) => warn!(game = %id, "{e}"),
@@ -332,8 +377,30 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
                     }
                 }
             },
+            _ = sleep_until(claim_at) => {
+                claims += 1;
+                // Again in a few seconds if the claim is refused (too early, or a
+                // state crossed it); a handful of tries at most.
+                claim_at = (claims < 5 && !ended)
+                    .then(|| tokio::time::Instant::now() + Duration::from_secs(3));
+                if !ended {
+                    info!(game = %id, "the opponent has left: claiming the win");
+                    spawn_request(&id, "claim victory", {
+                        let api = sh.api.clone();
+                        let gid = id.clone();
+                        async move { api.claim_victory(&gid).await }
+                    });
+                }
+            }
             Some(c) = cmds.recv() => command(&sh, &id, &view, c, &tx),
             out = &mut task => {
+                // Lines the game said last (the farewell) still go out.
+                // (The task's writer is gone with it: the channel ends at once.)
+                while let Ok(Some(c)) =
+                    tokio::time::timeout(Duration::from_millis(200), cmds.recv()).await
+                {
+                    command(&sh, &id, &view, c, &tx);
+                }
                 return match out {
                     Ok(o) => Some(o),
                     Err(e) => {
@@ -345,6 +412,62 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
             }
         }
     }
+}
+
+async fn sleep_until(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A chat line: logged only cleaned; a command answered in its room, politely and
+/// not too often.
+#[allow(clippy::too_many_arguments)]
+fn on_chat(
+    sh: &Arc<Shared>,
+    id: &str,
+    number: u32,
+    room: &str,
+    username: &str,
+    text: &str,
+    kibitz: bool,
+    limiter: &mut chat::Limiter,
+) {
+    let line = chat::sanitize(text);
+    let who = chat::sanitize(username);
+    info!(game = %id, room = %chat::sanitize(room), user = %who, "chat: {line}");
+    if who.eq_ignore_ascii_case(&sh.account.username) || who.eq_ignore_ascii_case("lichess") {
+        return;
+    }
+    let room = match room {
+        "player" => Room::Player,
+        "spectator" => Room::Spectator,
+        _ => return,
+    };
+    let Some(cmd) = chat::command(&line) else {
+        return;
+    };
+    if !limiter.allow(Instant::now()) {
+        debug!(game = %id, "chat command not answered (rate limit)");
+        return;
+    }
+    let search = sh
+        .status
+        .subscribe()
+        .borrow()
+        .games
+        .iter()
+        .find(|g| g.game == number)
+        .and_then(|g| g.search.clone());
+    let answer = chat::answer(cmd, room, search.as_ref(), kibitz);
+    let api = sh.api.clone();
+    let gid = id.to_string();
+    spawn_request(
+        id,
+        "chat",
+        async move { api.chat(&gid, room, &answer).await },
+    );
 }
 
 async fn next(s: &mut Option<Ndjson>) -> Option<Result<String, crate::lichess::HttpError>> {
@@ -504,7 +627,6 @@ mod tests {
             our_color: our,
             opponent: "x".into(),
             initial_ms: 60_000,
-            inc_ms: 0,
             moves,
             board,
             state: None,
@@ -526,7 +648,42 @@ mod tests {
             bdraw: false,
             wtakeback: false,
             btakeback: false,
+            wberserk: false,
+            bberserk: false,
+            expiration: None,
         }
+    }
+
+    #[test]
+    fn berserk_and_the_first_move_deadline() {
+        let v = view("e2e4", Color::Black);
+        let mut s = state("e2e4", 60_000, 30_000);
+        s.binc = 2000;
+        s.winc = 2000;
+        assert_eq!(v.style12(&s).increment_secs, 2);
+        s.bberserk = true;
+        assert_eq!(
+            v.style12(&s).increment_secs,
+            0,
+            "no increment once we berserked"
+        );
+        s.expiration = Some(crate::lichess::Expiration {
+            idle_millis: 15_000,
+            millis_to_move: 20_000,
+        });
+        assert_eq!(
+            v.style12(&s).black_clock,
+            2_000,
+            "two fifths of the 5 s left to make the first move"
+        );
+        s.expiration = Some(crate::lichess::Expiration {
+            idle_millis: 25_000,
+            millis_to_move: 20_000,
+        });
+        assert_eq!(v.style12(&s).black_clock, 500, "never below half a second");
+        // Not our turn: the expiration is the opponent's.
+        let w = view("", Color::Black);
+        assert_eq!(w.style12(&s).black_clock, FIRST_MOVE_MS);
     }
 
     #[test]

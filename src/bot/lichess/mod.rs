@@ -7,6 +7,8 @@
 //! same PGN archive and game logs.
 
 pub mod bridge;
+pub mod chat;
+pub mod matchmaking;
 
 use super::archive::{self, Archive};
 use super::formula::{Formula, NoPlay};
@@ -22,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::JoinHandle;
-use tracing::{error, info, info_span, warn, Instrument};
+use tracing::{debug, error, info, info_span, warn, Instrument};
 
 /// What the supervisor asks of the account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,9 +36,30 @@ pub enum Stop {
     Quit,
 }
 
+impl Stop {
+    /// What a signal asks of the account (`Reload` asks nothing of it).
+    pub fn of(m: super::ControlMsg) -> Option<Stop> {
+        match m {
+            super::ControlMsg::Shutdown => Some(Stop::Drain),
+            super::ControlMsg::Quit => Some(Stop::Quit),
+            super::ControlMsg::Reload => None,
+        }
+    }
+}
+
+/// The supervisor's request after `stop.changed()` (a closed channel is `Quit`).
+fn requested(changed: Result<(), watch::error::RecvError>, stop: &watch::Receiver<Stop>) -> Stop {
+    match changed {
+        Ok(()) => *stop.borrow(),
+        Err(_) => Stop::Quit,
+    }
+}
+
 /// What every game of the account shares.
 pub struct Shared {
     pub api: Lichess,
+    /// The server's web address (game pages: `{web_base}/{game}`).
+    pub web_base: String,
     pub account: Account,
     pub opts: Options,
     pub lists: Lists,
@@ -124,6 +147,20 @@ struct Runner {
     draining: bool,
     /// The last opponent and games against them in a row (`bot.max_rematches`).
     streak: (String, u32),
+    /// Challenging other bots (`lichess.matchmaking`).
+    mm: Option<matchmaking::Matchmaker>,
+    mm_tx: mpsc::UnboundedSender<MmDone>,
+}
+
+/// The end of a matchmaking request (made off the event loop).
+enum MmDone {
+    /// The bots online, or why they could not be read.
+    Bots(Result<Vec<crate::lichess::OnlineUser>, String>),
+    /// Our challenge to `opponent`: its id, or why it could not be made.
+    Sent {
+        opponent: String,
+        id: Result<String, String>,
+    },
 }
 
 /// Runs the account until told to stop, or until the token or account is refused.
@@ -191,6 +228,22 @@ pub async fn run(
         p => Some(PathBuf::from(p)),
     };
     let (done_tx, mut done_rx) = mpsc::unbounded_channel();
+    let (mm_tx, mut mm_rx) = mpsc::unbounded_channel();
+    let mm = if o.bool("lichess.matchmaking") {
+        match matchmaking::Config::from_options(&o) {
+            Ok(c) => {
+                info!(interval_s = c.interval.as_secs(), tc = ?c.time_controls, "lichess: matchmaking on");
+                Some(matchmaking::Matchmaker::new(c, tokio::time::Instant::now()))
+            }
+            Err(e) => {
+                error!("lichess: matchmaking off: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let web_base = url.trim_end_matches('/').to_string();
     let mut r = Runner {
         events: events.clone(),
         formula: Formula::from_options(&o),
@@ -203,9 +256,12 @@ pub async fn run(
         next_number: 1_000_001,
         draining: false,
         streak: (String::new(), 0),
+        mm,
+        mm_tx,
         sh: Arc::new(Shared {
             lists: Lists::load(&PathBuf::from(o.str("bot.lists").trim())),
             api,
+            web_base,
             account,
             opts: o,
             host,
@@ -220,6 +276,8 @@ pub async fn run(
                 Ok(s) => {
                     backoff.reset();
                     stream = Some(s);
+                    // Games that went on while we were away (or before we started).
+                    r.pick_up().await;
                 }
                 Err(e) if e.is_permanent() => {
                     error!("lichess: the event stream: {e}");
@@ -235,8 +293,7 @@ pub async fn run(
                     tokio::select! {
                         _ = tokio::time::sleep(d) => continue,
                         changed = stop.changed() => {
-                            let now = if changed.is_err() { Stop::Quit } else { *stop.borrow() };
-                            if let Some(exit) = r.on_stop(now) {
+                            if let Some(exit) = r.on_stop(requested(changed, &stop)) {
                                 return exit;
                             }
                             continue;
@@ -245,6 +302,7 @@ pub async fn run(
                 }
             }
         }
+        let mm_due = r.mm_due();
         tokio::select! {
             line = next_line(&mut stream) => match line {
                 Some(Ok(text)) => match crate::lichess::parse_event(&text) {
@@ -254,6 +312,7 @@ pub async fn run(
                 Some(Err(e)) => {
                     warn!("lichess: the event stream broke: {e}");
                     stream = None;
+                    tokio::time::sleep(backoff.next_delay()).await;
                 }
                 None => {
                     warn!("lichess: the event stream ended; opening it again");
@@ -275,9 +334,10 @@ pub async fn run(
                     return Exit::Ok;
                 }
             }
+            _ = sleep_until(mm_due) => r.matchmake(),
+            Some(done) = mm_rx.recv() => r.on_mm(done),
             changed = stop.changed() => {
-                let now = if changed.is_err() { Stop::Quit } else { *stop.borrow() };
-                if let Some(exit) = r.on_stop(now) {
+                if let Some(exit) = r.on_stop(requested(changed, &stop)) {
                     return exit;
                 }
                 if r.draining {
@@ -285,6 +345,13 @@ pub async fn run(
                 }
             }
         }
+    }
+}
+
+async fn sleep_until(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
     }
 }
 
@@ -325,12 +392,156 @@ impl Runner {
     async fn on_event(&mut self, ev: Event) {
         match ev {
             Event::Challenge { challenge } => self.on_challenge(challenge).await,
-            Event::GameStart { game } => self.start(game.game_id),
+            Event::GameStart { game } => {
+                if let Some(mm) = self.mm.as_mut() {
+                    if mm
+                        .outstanding
+                        .as_ref()
+                        .is_some_and(|o| o.id == game.game_id)
+                    {
+                        info!(game = %game.game_id, "lichess: our challenge was accepted");
+                        mm.accepted();
+                    }
+                }
+                self.start(game.game_id)
+            }
             Event::GameFinish { game } => info!(game = %game.game_id, "lichess: game finished"),
             Event::ChallengeCanceled { challenge } | Event::ChallengeDeclined { challenge } => {
-                info!(challenge = %challenge.id, "lichess: challenge withdrawn or declined")
+                info!(challenge = %challenge.id, "lichess: challenge withdrawn or declined");
+                if let Some(mm) = self.mm.as_mut() {
+                    if let Some(o) = mm.outstanding.clone().filter(|o| o.id == challenge.id) {
+                        info!(opponent = %o.opponent, "lichess: our challenge was declined; backing off");
+                        mm.refused(&o.opponent, tokio::time::Instant::now());
+                        mm.schedule(tokio::time::Instant::now());
+                    }
+                }
             }
             Event::Unknown => {}
+        }
+    }
+
+    /// Starts the games in progress that `/api/account/playing` lists and that are
+    /// not being played (after a start or a reconnection).
+    async fn pick_up(&mut self) {
+        match self.sh.api.playing().await {
+            Ok(games) => {
+                for g in games {
+                    if !self.games.contains_key(&g.game_id) {
+                        info!(game = %g.game_id, "lichess: picking up a game in progress");
+                        self.start(g.game_id);
+                    }
+                }
+            }
+            Err(e) => warn!("lichess: cannot list the games in progress: {e}"),
+        }
+    }
+
+    /// When matchmaking next wants to act: a challenge to send, or ours to withdraw.
+    fn mm_due(&self) -> Option<tokio::time::Instant> {
+        let mm = self.mm.as_ref()?;
+        if mm.busy {
+            return None;
+        }
+        Some(match &mm.outstanding {
+            Some(o) => o.sent + matchmaking::ANSWER_WAIT,
+            None => mm.next_at,
+        })
+    }
+
+    /// Matchmaking's turn: withdraws an unanswered challenge, or (with a free slot)
+    /// looks up the bots online.
+    fn matchmake(&mut self) {
+        let now = tokio::time::Instant::now();
+        let free = !self.draining
+            && self.active.load(std::sync::atomic::Ordering::SeqCst) < self.concurrency;
+        let Some(mm) = self.mm.as_mut() else { return };
+        if let Some(o) = mm.outstanding.clone() {
+            info!(opponent = %o.opponent, "lichess: our challenge was not answered; withdrawing it");
+            mm.refused(&o.opponent, now);
+            mm.schedule(now);
+            let api = self.sh.api.clone();
+            tokio::spawn(async move {
+                if let Err(e) = api.cancel_challenge(&o.id).await {
+                    debug!("lichess: cancelling our challenge: {e}");
+                }
+            });
+            return;
+        }
+        mm.schedule(now);
+        if !free {
+            return;
+        }
+        mm.busy = true;
+        let api = self.sh.api.clone();
+        let tx = self.mm_tx.clone();
+        tokio::spawn(async move {
+            let bots = api.online_bots(100).await.map_err(|e| e.to_string());
+            let _ = tx.send(MmDone::Bots(bots));
+        });
+    }
+
+    fn on_mm(&mut self, done: MmDone) {
+        let now = tokio::time::Instant::now();
+        let free = !self.draining
+            && self.active.load(std::sync::atomic::Ordering::SeqCst) < self.concurrency;
+        let me = self.sh.account.id.clone();
+        let noplay = &self.noplay;
+        let Some(mm) = self.mm.as_mut() else { return };
+        match done {
+            MmDone::Bots(Err(e)) => {
+                mm.busy = false;
+                warn!("lichess: matchmaking: cannot read the bots online: {e}");
+            }
+            MmDone::Bots(Ok(bots)) => {
+                let pick = free
+                    .then(|| {
+                        mm.pick(
+                            &bots,
+                            &me,
+                            |b| noplay.contains(&b.id) || noplay.contains(&b.username),
+                            now,
+                        )
+                    })
+                    .flatten();
+                let Some(p) = pick else {
+                    mm.busy = false;
+                    debug!(
+                        online = bots.len(),
+                        "lichess: matchmaking: nobody to challenge now"
+                    );
+                    return;
+                };
+                info!(opponent = %p.username, limit_s = p.limit_s, inc_s = p.increment_s, rated = p.rated, "lichess: challenging");
+                let api = self.sh.api.clone();
+                let tx = self.mm_tx.clone();
+                tokio::spawn(async move {
+                    let id = api
+                        .challenge(&p.username, p.rated, p.limit_s, p.increment_s)
+                        .await
+                        .map_err(|e| e.to_string());
+                    let _ = tx.send(MmDone::Sent {
+                        opponent: p.username,
+                        id,
+                    });
+                });
+            }
+            MmDone::Sent { opponent, id } => {
+                mm.busy = false;
+                match id {
+                    Ok(id) => {
+                        mm.outstanding = Some(matchmaking::Outstanding {
+                            id,
+                            opponent,
+                            sent: now,
+                        })
+                    }
+                    Err(e) => {
+                        warn!(%opponent, "lichess: the challenge could not be made: {e}");
+                        mm.refused(&opponent, now);
+                        mm.schedule(now);
+                    }
+                }
+            }
         }
     }
 
@@ -388,12 +599,13 @@ impl Runner {
             async move {
                 let mut report = None;
                 let mut opponent = None;
-                if let Some(out) = bridge::play(sh, gid.clone(), number).await {
+                if let Some(out) = bridge::play(sh.clone(), gid.clone(), number).await {
                     opponent = Some(out.setup.opponent.clone());
                     report = Some(finish(out, &archive).await);
                 }
                 // The slot is free before the game is reported over.
                 active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                sh.status.update(|s| s.games.retain(|g| g.game != number));
                 let _ = done.send((gid, opponent));
                 if let Some(r) = report {
                     let _ = events.send(BotEvent::GameEnded(Box::new(r)));
