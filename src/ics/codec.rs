@@ -191,6 +191,11 @@ impl IcsCodec {
                         self.ctrl = true;
                         return self.icc_byte(b);
                     }
+                    // Two control-Ys: the first was stray.
+                    CTRL_Y => {
+                        dg.push(CTRL_Y);
+                        self.dg_ctrl = true;
+                    }
                     _ => dg.extend_from_slice(&[CTRL_Y, b]),
                 }
             } else if b == CTRL_Y {
@@ -224,7 +229,7 @@ impl IcsCodec {
             }
         }
         if self.ctrl {
-            self.ctrl = false;
+            self.ctrl = b == CTRL_Y;
             match b {
                 b'(' => {
                     self.dg = Some(Vec::new());

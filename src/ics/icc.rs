@@ -117,6 +117,10 @@ struct View {
     to_follow: usize,
     /// The board waits for the end of the level-1 unit (see the module text).
     held: bool,
+    /// A `DG_REFRESH` was answered with the board and nothing moved since: a
+    /// second one (`refresh` and `refresh N` sent together) gives the move list
+    /// only, so the game task does not see the same board twice.
+    refreshed: bool,
 }
 
 impl View {
@@ -347,6 +351,7 @@ impl IccState {
                 v.sans.clear();
                 v.times.clear();
                 v.to_follow = n.min(2000);
+                v.refreshed = false;
                 if v.to_follow == 0 {
                     v.full(out);
                 }
@@ -368,6 +373,7 @@ impl IccState {
                     return Ok(());
                 };
                 let mover = v.board.side_to_move();
+                v.refreshed = false;
                 v.sans.push(v.board.san(m));
                 v.board.make_move(m);
                 v.moves.push(m);
@@ -405,9 +411,12 @@ impl IccState {
             }
             dg::REFRESH => {
                 let game: u32 = d.num(0)?;
-                if let Some(v) = self.games.get(&game) {
-                    if v.to_follow == 0 {
+                if let Some(v) = self.games.get_mut(&game) {
+                    if v.to_follow == 0 && v.refreshed {
+                        out.push(E::MoveList(v.move_list()));
+                    } else if v.to_follow == 0 {
                         v.full(out);
+                        v.refreshed = true;
                     }
                 }
             }
@@ -597,6 +606,7 @@ impl IccState {
                 running: [None, None],
                 to_follow: 0,
                 held: false,
+                refreshed: false,
             },
         );
         match rel {

@@ -69,6 +69,9 @@ pub struct ServerProfile {
     pub max_text: usize,
     /// Commands this server does not have (it answers `Command not found.`).
     pub lacks: &'static [&'static str],
+    /// The server reads FICS timeseal (ICC has a timestamp protocol of its own,
+    /// which kibitzer does not speak: there the connection is plain).
+    pub timeseal: bool,
 }
 
 impl ServerProfile {
@@ -84,6 +87,7 @@ impl ServerProfile {
                 separator: Some(';'),
                 max_text: 400,
                 lacks: &[],
+                timeseal: true,
             },
             ServerKind::Icc => ServerProfile {
                 kind,
@@ -100,6 +104,7 @@ impl ServerProfile {
                 max_text: 400,
                 // Talk reaches the primary observed game only.
                 lacks: &["xwhisper", "xkibitz", "iset"],
+                timeseal: false,
             },
             ServerKind::Lasker => ServerProfile {
                 kind,
@@ -114,6 +119,7 @@ impl ServerProfile {
                 max_text: 400,
                 // Seen on lasker 2.2.x: `xwhisper: Command not found.`
                 lacks: &["xwhisper", "xkibitz"],
+                timeseal: true,
             },
         }
     }

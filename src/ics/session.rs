@@ -310,7 +310,13 @@ impl Connection {
         let (wtx, mut wrx) = mpsc::unbounded_channel::<WireOut>();
         let (etx, erx) = mpsc::unbounded_channel::<Incoming>();
         let start = Instant::now();
-        let seal = cfg.timeseal;
+        let seal = cfg.timeseal.filter(|_| profile.timeseal);
+        if cfg.timeseal.is_some() && seal.is_none() {
+            info!(
+                "{} does not read FICS timeseal: connecting without it",
+                profile.kind.name()
+            );
+        }
         let writer_task = tokio::spawn(async move {
             let mut offset: u8 = rand::random::<u8>() & 0x7f;
             while let Some(out) = wrx.recv().await {
