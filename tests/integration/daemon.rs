@@ -604,6 +604,7 @@ async fn series(
     minutes: u32,
     inc: u32,
     max_plies: usize,
+    icc: bool,
 ) -> (FakeStats, Vec<GameReport>, usize) {
     if games == 0 {
         return (FakeStats::default(), Vec::new(), 0);
@@ -615,6 +616,7 @@ async fn series(
         max_plies,
         opp_think: Duration::from_millis(50),
         opp_nodes: 2000,
+        icc,
         ..Default::default()
     };
     let seek = format!("bot.seeks={minutes} {inc} u m");
@@ -693,7 +695,10 @@ async fn measure_daemon() {
     let rss0 = proc_rss_kb();
     let t0 = std::time::Instant::now();
     if n1 + n2 > 0 {
-        let (a, b) = tokio::join!(series("m10", n1, 1, 0, 60), series("m212", n2, 2, 12, 30));
+        let (a, b) = tokio::join!(
+            series("m10", n1, 1, 0, 60, false),
+            series("m212", n2, 2, 12, 30, false)
+        );
         summary(&format!("{n1} x 1 0"), &a.0, &a.1, a.2);
         summary(&format!("{n2} x 2 12"), &b.0, &b.1, b.2);
         println!("series wall time {:.0} s", t0.elapsed().as_secs_f64());
@@ -742,6 +747,57 @@ async fn measure_daemon() {
         m1 / 1024,
         (c1 - c0) / 10.0 * 100.0
     );
+}
+
+/// The measurement against the fake ICC (its units, its clock): 50 games
+/// at 1 0 and 10 at 2 12 side by side, then the reaction to an instant move. Run:
+/// `cargo test --test integration measure_daemon_icc -- --ignored --nocapture`
+/// (`KIBITZER_MEASURE_SERIES="a,b"` for other counts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn measure_daemon_icc() {
+    let counts: Vec<usize> = std::env::var("KIBITZER_MEASURE_SERIES")
+        .unwrap_or_else(|_| "50,10".into())
+        .split(',')
+        .map(|x| x.trim().parse().unwrap_or(0))
+        .collect();
+    let (n1, n2) = (
+        counts.first().copied().unwrap_or(50),
+        counts.get(1).copied().unwrap_or(10),
+    );
+    let t0 = std::time::Instant::now();
+    let (a, b) = tokio::join!(
+        series("icc-m10", n1, 1, 0, 60, true),
+        series("icc-m212", n2, 2, 12, 30, true)
+    );
+    summary(&format!("ICC {n1} x 1 0"), &a.0, &a.1, a.2);
+    summary(&format!("ICC {n2} x 2 12"), &b.0, &b.1, b.2);
+    println!("series wall time {:.0} s", t0.elapsed().as_secs_f64());
+    let cfg = FakeConfig {
+        games: 3,
+        max_plies: 40,
+        icc: true,
+        ..Default::default()
+    };
+    let r = start("icc-react", cfg, &["sn=1"], |_| {}).await;
+    r.srv.wait_results(3, Duration::from_secs(60)).await;
+    let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
+    let mut react: Vec<f64> = reports(&evs)
+        .iter()
+        .flat_map(|r| r.stats.reactions.iter().map(|x| x.0))
+        .collect();
+    react.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "ICC reaction board -> instant move: {} moves, median {:.2} ms, 90% {:.2} ms, max {:.2} ms",
+        react.len(),
+        react[react.len() / 2],
+        react[react.len() * 9 / 10],
+        react[react.len() - 1]
+    );
+    for (s, _, p) in [&a, &b] {
+        assert_clean(s);
+        assert_eq!(*p, 0);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

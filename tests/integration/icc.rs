@@ -185,6 +185,20 @@ fn level_one_units_frame_text_and_datagrams_without_prompts() {
     }));
 }
 
+/// The PGN records once `n` games are in them (the daemon appends a game after
+/// the server's result), or what is there after 20 s.
+async fn pgn_with(dir: &std::path::Path, n: usize) -> String {
+    let mut pgn = String::new();
+    for _ in 0..400 {
+        pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
+        if pgn.matches("[Event ").count() >= n {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    pgn
+}
+
 /// The daemon plays one game from `fen` against the fake ICC; the result text.
 async fn game_from(fen: &'static str, opp: Color, name: &str) -> (String, String) {
     let srv = FakeServer::start(FakeConfig {
@@ -201,6 +215,7 @@ async fn game_from(fen: &'static str, opp: Color, name: &str) -> (String, String
     let control = d.control();
     let handle = tokio::spawn(d.run());
     let stats = srv.wait_results(1, Duration::from_secs(60)).await;
+    let pgn = pgn_with(&dir, 1).await;
     control.send(ControlMsg::Quit);
     let exit = tokio::time::timeout(Duration::from_secs(20), handle)
         .await
@@ -211,7 +226,6 @@ async fn game_from(fen: &'static str, opp: Color, name: &str) -> (String, String
     assert_eq!(s2.illegal_moves, 0, "{s2:?}");
     assert_eq!(s2.bot_time_losses, 0, "{s2:?}");
     assert!(s2.not_found.is_empty(), "{s2:?}");
-    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
     let (res, text, _) = stats.results.first().cloned().expect("a result");
     (format!("{res} {text}"), pgn)
@@ -257,9 +271,9 @@ async fn icc_a_whole_game_from_the_start_as_white_and_as_black() {
     let control = d.control();
     let handle = tokio::spawn(d.run());
     let stats = srv.wait_results(2, Duration::from_secs(120)).await;
+    let pgn = pgn_with(&dir, 2).await;
     control.send(ControlMsg::Quit);
     let _ = tokio::time::timeout(Duration::from_secs(20), handle).await;
-    let pgn = std::fs::read_to_string(dir.join("games.pgn")).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(stats.results.len(), 2, "{stats:?}");
     assert_eq!(stats.illegal_moves, 0);

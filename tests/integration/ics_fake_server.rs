@@ -1185,10 +1185,16 @@ fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle>, bot: &st
         if !w.apply(m, charge) {
             return; // out of time: the referee ends it
         }
+        // ICC sends the move (DG_SEND_MOVES) before the result of the game.
+        if w.cfg.icc {
+            w.send_board(&bot);
+        }
         if w.check_end() {
             return;
         }
-        w.send_board(&bot);
+        if !w.cfg.icc {
+            w.send_board(&bot);
+        }
         let ply = w.game.as_ref().unwrap().ply();
         if w.cfg.opp_disconnect_at.is_some_and(|p| ply >= p) {
             // The opponent's link drops while the bot thinks: lasker adjourns at once.
@@ -1588,10 +1594,15 @@ fn command(
             let left = w.game.as_ref().unwrap().clock[bot_side.index()];
             w.stats.min_bot_reserve_ms =
                 Some(w.stats.min_bot_reserve_ms.map_or(left, |x| x.min(left)));
+            if w.cfg.icc {
+                w.send_board(bot);
+            }
             if w.check_end() {
                 return false;
             }
-            w.send_board(bot);
+            if !w.cfg.icc {
+                w.send_board(bot);
+            }
             let ply = w.game.as_ref().unwrap().ply();
             if w.cfg.drop_at.is_some_and(|p| ply >= p) {
                 w.cfg.drop_at = None;
