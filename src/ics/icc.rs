@@ -244,6 +244,28 @@ fn color_of(word: &str) -> Option<Color> {
     }
 }
 
+/// The kind of game as the formula knows kinds: a wild number other than 0 is a
+/// variant; plain chess keeps ICC's `Bullet`/`Blitz`/`Standard`, and its other
+/// rating types (`5-minute`, `1-minute`, `15-minute`...) are named by the time
+/// control (FICS's limits: under 3 minutes bullet, under 15 blitz).
+fn game_kind(wild: u32, rating_type: &str, minutes: u32, inc: u32) -> String {
+    if wild != 0 {
+        return "wild".into();
+    }
+    let t = rating_type.to_ascii_lowercase();
+    if matches!(t.as_str(), "bullet" | "blitz" | "standard") {
+        return t;
+    }
+    let secs = minutes * 60 + inc * 40;
+    if secs < 180 {
+        "bullet".into()
+    } else if secs < 900 {
+        "blitz".into()
+    } else {
+        "standard".into()
+    }
+}
+
 fn rating(r: &str) -> Option<i32> {
     r.parse().ok().filter(|&x| x > 0)
 }
@@ -543,14 +565,10 @@ impl IccState {
         let white = d.req(1)?.to_string();
         let black = d.req(2)?.to_string();
         let wild: u32 = d.num_or(3, 0);
-        let kind = if wild != 0 {
-            "wild".to_string()
-        } else {
-            d.text(4).to_ascii_lowercase()
-        };
         let rated = d.text(5) == "1";
         let minutes: u32 = d.num_or(6, 0);
         let inc: u32 = d.num_or(7, 0);
+        let kind = game_kind(wild, d.text(4), minutes, inc);
         let played = d.text(10) != "0";
         let (wr, br) = (rating(d.text(12)), rating(d.text(13)));
         let rel = match d.number {
@@ -701,11 +719,9 @@ impl IccState {
         if adjourned {
             self.resuming.insert(challenger.to_ascii_lowercase());
         }
-        let kind = if wild != 0 {
-            "wild".to_string()
-        } else {
-            d.text(9).to_ascii_lowercase()
-        };
+        let minutes: u32 = d.num(12)?;
+        let increment: u32 = d.num(13)?;
+        let kind = game_kind(wild, d.text(9), minutes, increment);
         let color = match d.num_or::<i32>(16, -1) {
             1 => Some(Color::White),
             0 => Some(Color::Black),
@@ -717,8 +733,8 @@ impl IccState {
             challenger_color: color,
             rated: d.text(10) == "1",
             kind,
-            minutes: d.num(12)?,
-            increment: d.num(13)?,
+            minutes,
+            increment,
             adjourned,
             computer: titles.split_whitespace().any(|t| t == "C"),
             line: format!("ICC match request: {}", d.fields.join(" ")),
@@ -885,7 +901,10 @@ mod tests {
         let ServerEvent::Challenge(c) = &ev[0] else {
             panic!("{ev:?}")
         };
-        assert!(c.computer && !c.rated && c.challenger == "Fritz");
+        assert!(c.computer && !c.rated && c.challenger == "Fritz" && c.kind == "bullet");
+        assert_eq!(game_kind(0, "5-minute", 5, 0), "blitz");
+        assert_eq!(game_kind(0, "45-minute", 45, 45), "standard");
+        assert_eq!(game_kind(22, "Chess960", 5, 0), "wild");
         assert_eq!(
             (c.minutes, c.increment, c.challenger_color),
             (1, 0, Some(Color::White))
