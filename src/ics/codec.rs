@@ -9,6 +9,12 @@
 //! band. The decoder turns all of that into `IcsItem`s and never buffers more than
 //! `max_line` bytes of one line: longer lines are dropped (reported once as
 //! `Overlong`) up to their newline.
+//!
+//! ICC's structured output shares the stream: control-Y sequences open and close
+//! level-1 units (`^Y[` header, `^Y]`) and level-2 units (`^Y(` ... `^Y)`, with
+//! `^Y{ ^Y}` quoting inside, newlines allowed). They come out as `UnitStart`,
+//! `UnitEnd` and `Datagram` items wherever they stand in a line; a unit cut short by
+//! the next, or longer than `max_line`, is a `BadDatagram` and reading goes on.
 
 use super::datagram::CTRL_Y;
 use bytes::{Buf, BytesMut};
