@@ -325,10 +325,6 @@ const ICC_BY_UNITS: &[&str] = &[
     "game",
     "creating",
     "challenge",
-    "tell",
-    "say",
-    "whisper",
-    "kibitz",
     "illegal move",
     "not your move",
     "observing",
@@ -341,7 +337,16 @@ const ICC_BY_UNITS: &[&str] = &[
     "seek ad",
 ];
 
-/// ICC's table: the FICS messages that ICC has no unit for.
+/// Talk, which ICC sends as units (`DG_PERSONAL_TELL`, `DG_KIBITZ`; the text form
+/// is then not sent): a text line of talk is still recognised first, so what a
+/// player says can never pass for a server message, but it is not acted on.
+const ICC_TALK_SHIELDED: &[&str] = &["tell", "say", "whisper", "kibitz"];
+
+fn shielded(_: &Captures, line: &str) -> Option<ServerEvent> {
+    Some(ServerEvent::Unknown(line.to_string()))
+}
+
+/// ICC's table: the FICS messages that ICC has no unit for, and talk shielded.
 static ICC_PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     FICS_PATTERNS
         .iter()
@@ -349,7 +354,11 @@ static ICC_PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         .map(|p| Pattern {
             name: p.name,
             re: p.re,
-            make: p.make,
+            make: if ICC_TALK_SHIELDED.contains(&p.name) {
+                shielded
+            } else {
+                p.make
+            },
         })
         .collect()
 });
@@ -377,9 +386,11 @@ mod tests {
         }
         let icc: Vec<&str> = ICC.names().collect();
         assert_eq!(icc.len(), fics.len() - ICC_BY_UNITS.len());
-        assert!(ICC
-            .recognise("bob tells you: hi", "bob tells you: hi")
-            .is_none());
+        // Talk in text is recognised (never a server message) but not acted on.
+        assert_eq!(
+            ICC.recognise("bob tells you: x: Command not found.", "l"),
+            Some(ServerEvent::Unknown("l".into()))
+        );
         assert!(ICC
             .recognise("**** Invalid password! ****", "x")
             .is_some_and(|e| e == ServerEvent::InvalidPassword));
