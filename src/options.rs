@@ -780,7 +780,7 @@ pub static TABLE: &[Spec] = &[
         aliases: &[],
         kind: Kind::Enum(&["auto", "fics", "icc", "lasker"]),
         default: "auto",
-        help: "server family (auto: by host name; other hosts are treated as lasker/FICS clones); ICC is untested",
+        help: "server family (auto: by host name; other hosts are treated as lasker/FICS clones); icc speaks ICC's level-2 protocol, tested against a fake ICC only",
         fronts: front::LOCAL,
         uci_name: None,
     },

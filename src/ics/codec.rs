@@ -9,7 +9,14 @@
 //! band. The decoder turns all of that into `IcsItem`s and never buffers more than
 //! `max_line` bytes of one line: longer lines are dropped (reported once as
 //! `Overlong`) up to their newline.
+//!
+//! ICC's structured output shares the stream: control-Y sequences open and close
+//! level-1 units (`^Y[` header, `^Y]`) and level-2 units (`^Y(` ... `^Y)`, with
+//! `^Y{ ^Y}` quoting inside, newlines allowed). They come out as `UnitStart`,
+//! `UnitEnd` and `Datagram` items wherever they stand in a line; a unit cut short by
+//! the next, or longer than `max_line`, is a `BadDatagram` and reading goes on.
 
+use super::datagram::CTRL_Y;
 use bytes::{Buf, BytesMut};
 use std::collections::VecDeque;
 use tokio_util::codec::Decoder;
@@ -26,6 +33,16 @@ pub enum IcsItem {
     Ping,
     /// A line longer than the limit was dropped; the number is its length so far.
     Overlong(usize),
+    /// ICC: the body of a level-2 unit, between `^Y(` and `^Y)` (`^Y{ ^Y}` quotes
+    /// kept as they came, see `datagram`).
+    Datagram(String),
+    /// ICC: a level-2 unit cut short (another unit or a level-1 bracket opened
+    /// inside it, or it outgrew the line limit): what was read of it.
+    BadDatagram(String),
+    /// ICC: a level-1 unit opens (`^Y[` and its header: command number, issuer).
+    UnitStart(String),
+    /// ICC: a level-1 unit closes (`^Y]`).
+    UnitEnd,
 }
 
 const IAC: u8 = 255;
@@ -58,6 +75,16 @@ pub struct IcsCodec {
     /// A complete long line held back in case a `\   ` continuation follows.
     held: Option<String>,
     out: VecDeque<IcsItem>,
+    /// ICC delimiters: a control-Y was just read (outside a level-2 unit).
+    ctrl: bool,
+    /// Inside a level-2 unit: its bytes so far.
+    dg: Option<Vec<u8>>,
+    /// Inside a level-2 unit, a control-Y was just read.
+    dg_ctrl: bool,
+    /// Inside `^Y{ ... ^Y}` within a level-2 unit.
+    dg_quote: bool,
+    /// Reading a level-1 header (`^Y[` up to the end of its line).
+    header: Option<Vec<u8>>,
 }
 
 /// Longest line kept by default (a style-12 line is about 200 bytes, a `moves`
@@ -86,6 +113,11 @@ impl IcsCodec {
             telnet: Telnet::Data,
             held: None,
             out: VecDeque::new(),
+            ctrl: false,
+            dg: None,
+            dg_ctrl: false,
+            dg_quote: false,
+            header: None,
         }
     }
 
@@ -138,7 +170,110 @@ impl IcsCodec {
         }
     }
 
+    /// ICC's control-Y sequences, ahead of the line logic. True when `b` was used.
+    fn icc_byte(&mut self, b: u8) -> bool {
+        if let Some(dg) = self.dg.as_mut() {
+            if self.dg_ctrl {
+                self.dg_ctrl = false;
+                match b {
+                    b')' if !self.dg_quote => {
+                        let body = String::from_utf8_lossy(dg).into_owned();
+                        self.dg = None;
+                        self.flush_held();
+                        self.out.push_back(IcsItem::Datagram(body));
+                        return true;
+                    }
+                    b'{' | b'}' => {
+                        self.dg_quote = b == b'{';
+                        dg.extend_from_slice(&[CTRL_Y, b]);
+                    }
+                    b'(' | b'[' | b']' => {
+                        // A new unit or bracket inside this one: it was cut short.
+                        let body = String::from_utf8_lossy(dg).into_owned();
+                        self.dg = None;
+                        self.dg_quote = false;
+                        self.flush_held();
+                        self.out.push_back(IcsItem::BadDatagram(body));
+                        self.ctrl = true;
+                        return self.icc_byte(b);
+                    }
+                    // Two control-Ys: the first was stray.
+                    CTRL_Y => {
+                        dg.push(CTRL_Y);
+                        self.dg_ctrl = true;
+                    }
+                    _ => dg.extend_from_slice(&[CTRL_Y, b]),
+                }
+            } else if b == CTRL_Y {
+                self.dg_ctrl = true;
+            } else if b != b'\r' {
+                dg.push(b);
+            }
+            if dg.len() > self.max_line {
+                let body = String::from_utf8_lossy(&dg[..64]).into_owned();
+                self.dg = None;
+                self.dg_quote = false;
+                self.flush_held();
+                self.out.push_back(IcsItem::BadDatagram(body));
+            }
+            return true;
+        }
+        if let Some(h) = self.header.as_mut() {
+            if b == b'\n' || b == CTRL_Y || h.len() > 200 {
+                let text = String::from_utf8_lossy(h).trim().to_string();
+                self.header = None;
+                self.flush_held();
+                self.out.push_back(IcsItem::UnitStart(text));
+                if b != CTRL_Y {
+                    return true;
+                }
+            } else {
+                if b != b'\r' {
+                    h.push(b);
+                }
+                return true;
+            }
+        }
+        if self.ctrl {
+            self.ctrl = b == CTRL_Y;
+            match b {
+                b'(' => {
+                    self.dg = Some(Vec::new());
+                    self.dg_quote = false;
+                    self.dg_ctrl = false;
+                }
+                b'[' => {
+                    self.end_partial();
+                    self.header = Some(Vec::new());
+                }
+                b']' => {
+                    self.end_partial();
+                    self.flush_held();
+                    self.out.push_back(IcsItem::UnitEnd);
+                }
+                // `^Y<` `^Y>` (command start/end), stray `^Y)` `^Y{` `^Y}`: dropped.
+                _ => {}
+            }
+            return true;
+        }
+        if b == CTRL_Y {
+            self.ctrl = true;
+            return true;
+        }
+        false
+    }
+
+    /// Ends a line that has no newline yet (an ICC bracket follows it).
+    fn end_partial(&mut self) {
+        if !self.line.is_empty() || self.dropping {
+            self.end_line();
+        }
+    }
+
     fn push_byte(&mut self, b: u8) {
+        if self.icc_byte(b) {
+            return;
+        }
         match b {
             b'\n' => self.end_line(),
             b'\r' | 0x07 => {}
@@ -246,6 +381,11 @@ impl Decoder for IcsCodec {
             if !text.trim().is_empty() {
                 self.out.push_back(IcsItem::Line(text));
             }
+        }
+        if let Some(dg) = self.dg.take() {
+            self.out.push_back(IcsItem::BadDatagram(
+                String::from_utf8_lossy(&dg).into_owned(),
+            ));
         }
         self.flush_held();
         Ok(self.out.pop_front())

@@ -162,11 +162,16 @@ impl ServerProfile {
                 line
             }
             C::Unseek => "unseek".into(),
+            // ICC: the move list comes from the units already read; `refresh`
+            // makes the server confirm the game (DG_REFRESH) and the parser answers
+            // with its board and move list.
+            C::Moves(g) if self.kind == super::server::ServerKind::Icc => format!("refresh {g}"),
             C::Moves(g) => format!("moves {g}"),
             C::Refresh => "refresh".into(),
             C::Match(p) => format!("match {}", word("handle", p)?),
             C::Set(k, v) => format!("set {} {}", word("variable", k)?, t(v)),
-            C::Iset(k, v) => format!("iset {} {}", word("variable", k)?, t(v)),
+            C::Iset(k, v) if has("iset") => format!("iset {} {}", word("variable", k)?, t(v)),
+            C::Iset(k, v) => format!("set {} {}", word("variable", k)?, t(v)),
             C::FingerNote(n, v) => {
                 if !(1..=10).contains(n) {
                     return Err(RenderError::BadNote(*n));

@@ -6,6 +6,8 @@
 
 pub mod codec;
 pub mod command;
+pub mod datagram;
+pub mod icc;
 pub mod parse;
 pub mod patterns;
 pub mod server;

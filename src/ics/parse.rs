@@ -476,6 +476,10 @@ pub struct LineParser {
     adjourned_names_next: bool,
     /// The server's table of messages (`None`: FICS's).
     table: Option<&'static super::patterns::Table>,
+    /// ICC: the games and offers its level-2 units told of (`None` elsewhere).
+    icc: Option<super::icc::IccState>,
+    /// ICC: level-1 units open now.
+    units: u32,
 }
 
 /// True for a handle the server gives guests (`GuestABCD`).
@@ -511,8 +515,50 @@ impl LineParser {
     pub fn for_server(kind: super::server::ServerKind) -> LineParser {
         LineParser {
             table: Some(super::patterns::table(kind)),
+            icc: (kind == super::server::ServerKind::Icc).then(super::icc::IccState::new),
             ..Default::default()
         }
+    }
+
+    /// ICC: one level-2 unit (its body); elsewhere an unknown line.
+    pub fn datagram(&mut self, body: &str) -> Vec<ServerEvent> {
+        let in_unit = self.units > 0;
+        match self.icc.as_mut() {
+            Some(st) => st.datagram(body, in_unit),
+            None => vec![ServerEvent::Unknown(body.replace('\u{19}', "^Y"))],
+        }
+    }
+
+    /// ICC: a level-2 unit cut short.
+    pub fn bad_datagram(&mut self, body: &str) -> Vec<ServerEvent> {
+        let mut out = Vec::new();
+        if let Some(st) = self.icc.as_mut() {
+            st.flush(&mut out);
+        }
+        let shown: String = body
+            .chars()
+            .take(80)
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
+        out.push(ServerEvent::Unknown(format!(
+            "ICC: datagram cut short: {shown}"
+        )));
+        out
+    }
+
+    /// ICC: a level-1 unit opens.
+    pub fn unit_start(&mut self) {
+        self.units = (self.units + 1).min(8);
+    }
+
+    /// ICC: a level-1 unit closes: boards held for it go out.
+    pub fn unit_end(&mut self) -> Vec<ServerEvent> {
+        self.units = self.units.saturating_sub(1);
+        let mut out = Vec::new();
+        if let Some(st) = self.icc.as_mut() {
+            st.flush(&mut out);
+        }
+        out
     }
 
     /// A prompt item: login/password prompts, guest entry, or the shell prompt.

@@ -98,7 +98,7 @@ fn duration_words(text: &str) -> u32 {
 
 const NAME: &str = r"[A-Za-z0-9_\-]+(?:\([A-Z*]{1,3}\))*";
 
-/// The FICS-lineage messages (freechess.org, lasker 2.2.x; ICC until it has its own).
+/// The FICS-lineage messages (freechess.org, lasker 2.2.x; ICC reads a part of them).
 static FICS_PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     use ServerEvent as E;
     // Patterns are built once; `NAME` is spliced into those that carry a handle.
@@ -318,10 +318,81 @@ fn leak(v: &'static LazyLock<Vec<Pattern>>) -> &'static [Pattern] {
     v.as_slice()
 }
 
+/// What ICC says in level-2 units instead (games, boards, offers, challenges, talk,
+/// illegal moves, observing, who we are): the text versions it may send as well
+/// are not read, so nothing is seen twice.
+const ICC_BY_UNITS: &[&str] = &[
+    "game",
+    "creating",
+    "challenge",
+    "illegal move",
+    "not your move",
+    "observing",
+    "observation ended",
+    "session started",
+    "draw offer",
+    "abort request",
+    "adjourn request",
+    "takeback request",
+    "seek ad",
+];
+
+/// Talk, which ICC sends as units (`DG_PERSONAL_TELL`, `DG_KIBITZ`; the text form
+/// is then not sent): a text line of talk is still recognised first, so what a
+/// player says can never pass for a server message, but it is not acted on.
+const ICC_TALK_SHIELDED: &[&str] = &["tell", "say", "whisper", "kibitz"];
+
+fn shielded(_: &Captures, line: &str) -> Option<ServerEvent> {
+    Some(ServerEvent::Unknown(line.to_string()))
+}
+
+/// ICC's table: the FICS messages that ICC has no unit for, and talk shielded.
+static ICC_PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    FICS_PATTERNS
+        .iter()
+        .filter(|p| !ICC_BY_UNITS.contains(&p.name))
+        .map(|p| Pattern {
+            name: p.name,
+            re: p.re,
+            make: if ICC_TALK_SHIELDED.contains(&p.name) {
+                shielded
+            } else {
+                p.make
+            },
+        })
+        .collect()
+});
+
+static ICC: LazyLock<Table> = LazyLock::new(|| Table::new(leak(&ICC_PATTERNS)));
+
 /// The table of a server kind.
 pub fn table(kind: ServerKind) -> &'static Table {
     match kind {
-        // lasker words its messages as FICS does; ICC has no table of its own yet.
-        ServerKind::Fics | ServerKind::Lasker | ServerKind::Icc => &FICS,
+        // lasker words its messages as FICS does.
+        ServerKind::Fics | ServerKind::Lasker => &FICS,
+        ServerKind::Icc => &ICC,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn icc_leaves_out_only_messages_that_exist() {
+        let fics: Vec<&str> = FICS.names().collect();
+        for n in ICC_BY_UNITS {
+            assert!(fics.contains(n), "no FICS pattern named '{n}'");
+        }
+        let icc: Vec<&str> = ICC.names().collect();
+        assert_eq!(icc.len(), fics.len() - ICC_BY_UNITS.len());
+        // Talk in text is recognised (never a server message) but not acted on.
+        assert_eq!(
+            ICC.recognise("bob tells you: x: Command not found.", "l"),
+            Some(ServerEvent::Unknown("l".into()))
+        );
+        assert!(ICC
+            .recognise("**** Invalid password! ****", "x")
+            .is_some_and(|e| e == ServerEvent::InvalidPassword));
     }
 }

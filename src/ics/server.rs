@@ -69,6 +69,9 @@ pub struct ServerProfile {
     pub max_text: usize,
     /// Commands this server does not have (it answers `Command not found.`).
     pub lacks: &'static [&'static str],
+    /// The server reads FICS timeseal (ICC has a timestamp protocol of its own,
+    /// which kibitzer does not speak: there the connection is plain).
+    pub timeseal: bool,
 }
 
 impl ServerProfile {
@@ -84,17 +87,24 @@ impl ServerProfile {
                 separator: Some(';'),
                 max_text: 400,
                 lacks: &[],
+                timeseal: true,
             },
             ServerKind::Icc => ServerProfile {
                 kind,
                 prompt: "aics% ",
                 guest_login: "guest",
-                autoflag: true,
-                clock_unit: None,
+                // Not known to end a game on time by itself: we send `flag`.
+                autoflag: false,
+                // Boards are built from DG_MSEC: milliseconds.
+                clock_unit: Some(ClockUnit::Millis),
                 idle_logout: Duration::from_secs(60 * 60),
+                // `;` is kept out of free text as on FICS (harmless if ICC does not
+                // split lines there).
                 separator: Some(';'),
                 max_text: 400,
-                lacks: &[],
+                // Talk reaches the primary observed game only.
+                lacks: &["xwhisper", "xkibitz", "iset"],
+                timeseal: false,
             },
             ServerKind::Lasker => ServerProfile {
                 kind,
@@ -109,7 +119,21 @@ impl ServerProfile {
                 max_text: 400,
                 // Seen on lasker 2.2.x: `xwhisper: Command not found.`
                 lacks: &["xwhisper", "xkibitz"],
+                timeseal: true,
             },
+        }
+    }
+
+    /// Lines sent at the first `login:` prompt, before the name: on ICC, level 1
+    /// (units bracketed, no prompt) and the level-2 units the daemon reads, so the
+    /// login itself is answered in units (`DG_WHO_AM_I`, `DG_LOGIN_FAILED`).
+    pub fn login_preamble(&self) -> Vec<String> {
+        match self.kind {
+            ServerKind::Icc => vec![
+                "level1=1".into(),
+                format!("level2settings={}", super::icc::dg::settings()),
+            ],
+            _ => Vec::new(),
         }
     }
 
@@ -130,10 +154,19 @@ impl ServerProfile {
         let mut c: Vec<String> = Vec::new();
         match self.kind {
             ServerKind::Icc => {
-                c.push("set style 12".into());
+                // Boards come as level-2 units (see `icc`): no style 12; the units
+                // asked for at login are asked for again (`set-2`), which also
+                // re-sends the games in progress after a reconnect.
+                c.push("set level1 1".into());
+                for n in super::icc::dg::WANTED {
+                    c.push(format!("set-2 {n} 1"));
+                }
                 c.push("set width 240".into());
                 c.push("set bell 0".into());
                 c.push("set seek 0".into());
+                c.push("set shout 0".into());
+                c.push("set sshout 0".into());
+                c.push("set open 1".into());
             }
             _ => {
                 c.push("set style 12".into());
@@ -162,6 +195,7 @@ impl ServerProfile {
                 let mut w = l.split(' ');
                 let (set, k, v) = (w.next(), w.next(), w.next());
                 match set {
+                    Some("set-2") => ServerCommand::Operator(l.clone()),
                     Some("iset") => {
                         ServerCommand::Iset(k.unwrap_or("").into(), v.unwrap_or("").into())
                     }

@@ -310,7 +310,13 @@ impl Connection {
         let (wtx, mut wrx) = mpsc::unbounded_channel::<WireOut>();
         let (etx, erx) = mpsc::unbounded_channel::<Incoming>();
         let start = Instant::now();
-        let seal = cfg.timeseal;
+        let seal = cfg.timeseal.filter(|_| profile.timeseal);
+        if cfg.timeseal.is_some() && seal.is_none() {
+            info!(
+                "{} does not read FICS timeseal: connecting without it",
+                profile.kind.name()
+            );
+        }
         let writer_task = tokio::spawn(async move {
             let mut offset: u8 = rand::random::<u8>() & 0x7f;
             while let Some(out) = wrx.recv().await {
@@ -360,7 +366,7 @@ impl Connection {
                     Some(Ok(item)) => {
                         let now = Instant::now();
                         *li.lock().unwrap_or_else(|e| e.into_inner()) = now;
-                        let ev = match item {
+                        let evs = match item {
                             IcsItem::Ping => {
                                 // Answered here, before anything else is looked at.
                                 if seal.is_some() {
@@ -375,15 +381,31 @@ impl Connection {
                             }
                             IcsItem::Prompt(p) => {
                                 debug!(target: "kibitzer::wire", "<< {p}");
-                                parser.prompt(&p)
+                                vec![parser.prompt(&p)]
                             }
                             IcsItem::Line(l) => {
                                 debug!(target: "kibitzer::wire", "<< {l}");
-                                parser.line(&l)
+                                vec![parser.line(&l)]
                             }
+                            IcsItem::Datagram(d) => {
+                                debug!(target: "kibitzer::wire", "<< ^Y({})", d.replace('\u{19}', "^Y"));
+                                parser.datagram(&d)
+                            }
+                            IcsItem::BadDatagram(d) => {
+                                warn!("a cut-short datagram from the server was dropped");
+                                parser.bad_datagram(&d)
+                            }
+                            IcsItem::UnitStart(h) => {
+                                debug!(target: "kibitzer::wire", "<< ^Y[{h}");
+                                parser.unit_start();
+                                continue;
+                            }
+                            IcsItem::UnitEnd => parser.unit_end(),
                         };
-                        if etx.send(Incoming::Event(ev, now)).is_err() {
-                            return;
+                        for ev in evs {
+                            if etx.send(Incoming::Event(ev, now)).is_err() {
+                                return;
+                            }
                         }
                     }
                 }
@@ -428,6 +450,7 @@ impl Connection {
             cfg.handle.clone()
         };
         let mut sent_name = 0;
+        let mut extra_prompts = 0usize;
         let mut entered = false;
         let mut handle = name.clone();
         let mut last_bad: Option<String> = None;
@@ -454,6 +477,12 @@ impl Connection {
                             why: "a login name is letters and digits only".into(),
                         });
                     }
+                    if sent_name > 0 && extra_prompts > 0 {
+                        // ICC may ask again after each `level1=`/`level2settings=`
+                        // line it took before the name.
+                        extra_prompts -= 1;
+                        continue;
+                    }
                     if sent_name > 0 {
                         return Err(LoginError::BadName {
                             name,
@@ -461,6 +490,11 @@ impl Connection {
                         });
                     }
                     sent_name += 1;
+                    let preamble = self.profile.login_preamble();
+                    extra_prompts = preamble.len();
+                    for l in &preamble {
+                        self.writer.line(l);
+                    }
                     self.writer.line(&name);
                 }
                 ServerEvent::PasswordPrompt => match &cfg.password {

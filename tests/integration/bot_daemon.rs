@@ -5,14 +5,15 @@
 //! positions, and a whole tournament-mode game that keeps the operator's reserve and
 //! sends nothing unasked.
 
+use crate::daemon::on_both;
 use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats};
 use kibitzer::bot::{ControlMsg, Daemon, Exit};
 use kibitzer::chess::{Board, Color};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = crate::daemon::temp_dir(&format!("bot-{name}"));
+fn temp_dir(name: &str, icc: bool) -> PathBuf {
+    let d = crate::daemon::temp_dir(&format!("bot-{name}{}", if icc { "-icc" } else { "" }));
     std::fs::create_dir_all(d.join("lists")).unwrap();
     d
 }
@@ -39,7 +40,11 @@ struct Run {
 }
 
 async fn start(srv: FakeServer, dir: &Path, extra: &[&str]) -> Run {
-    let d = Daemon::new(settings(srv.port, dir, extra));
+    let mut all = extra.to_vec();
+    if srv.is_icc() {
+        all.push("ics.server_type=icc");
+    }
+    let d = Daemon::new(settings(srv.port, dir, &all));
     let control = d.control();
     let handle = tokio::spawn(d.run());
     let r = Run {
@@ -52,7 +57,7 @@ async fn start(srv: FakeServer, dir: &Path, extra: &[&str]) -> Run {
             .wait_for(Duration::from_secs(20), |s| s
                 .commands
                 .iter()
-                .any(|c| c == "set style 12"))
+                .any(|c| c == "set bell 0"))
             .await,
         "logged in"
     );
@@ -70,8 +75,7 @@ impl Run {
     }
 
     fn tell(&self, from: &str, text: &str) {
-        self.srv
-            .inject(format!("\n{from} tells you: {text}\nfics% ").as_bytes());
+        self.srv.tell(from, text);
     }
 
     fn commands(&self) -> Vec<String> {
@@ -123,12 +127,18 @@ fn count(cmds: &[String], prefix: &str) -> usize {
     cmds.iter().filter(|c| c.starts_with(prefix)).count()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn own_game_talk_follows_levels_noise_and_the_ak_list() {
-    let dir = temp_dir("owntalk");
+on_both!(
+    own_game_talk_follows_levels_noise_and_the_ak_list,
+    icc_own_game_talk_follows_levels_noise_and_the_ak_list,
+    own_game_talk_follows_levels_noise_and_the_ak_list_on
+);
+
+async fn own_game_talk_follows_levels_noise_and_the_ak_list_on(icc: bool) {
+    let dir = temp_dir("owntalk", icc);
     std::fs::write(dir.join("lists/GM"), "bottwo\n").unwrap();
     std::fs::write(dir.join("lists/AK"), "bottwo\n").unwrap();
     let srv = FakeServer::start(FakeConfig {
+        icc,
         max_plies: 16,
         ..Default::default()
     })
@@ -192,6 +202,7 @@ async fn own_game_talk_follows_levels_noise_and_the_ak_list() {
 
     // The same game with a noise level no search of 3000 nodes reaches: silence.
     let srv = FakeServer::start(FakeConfig {
+        icc,
         max_plies: 10,
         ..Default::default()
     })
@@ -206,10 +217,19 @@ async fn own_game_talk_follows_levels_noise_and_the_ak_list() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist() {
-    let dir = temp_dir("owners");
-    let srv = FakeServer::start(FakeConfig::default()).await;
+on_both!(
+    owner_commands_obey_permissions_refuse_guests_and_lists_persist,
+    icc_owner_commands_obey_permissions_refuse_guests_and_lists_persist,
+    owner_commands_obey_permissions_refuse_guests_and_lists_persist_on
+);
+
+async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist_on(icc: bool) {
+    let dir = temp_dir("owners", icc);
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        ..Default::default()
+    })
+    .await;
     let r = start(srv, &dir, &["noise=5000"]).await;
     r.tell("bob", "kibitz 3");
     r.tell("GuestXYZ(U)", "status");
@@ -280,7 +300,11 @@ async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist() {
     assert_eq!(exit, Exit::Ok);
 
     // After a restart the list is read back.
-    let srv = FakeServer::start(FakeConfig::default()).await;
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        ..Default::default()
+    })
+    .await;
     let r = start(srv, &dir, &[]).await;
     r.tell("bob", "list GM");
     assert!(
@@ -297,10 +321,19 @@ async fn owner_commands_obey_permissions_refuse_guests_and_lists_persist() {
 pub(crate) const MIDGAME: &str =
     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends() {
-    let dir = temp_dir("observe");
-    let srv = FakeServer::start(FakeConfig::default()).await;
+on_both!(
+    an_observed_live_game_gets_whispers_after_noise_until_it_ends,
+    icc_an_observed_live_game_gets_whispers_after_noise_until_it_ends,
+    an_observed_live_game_gets_whispers_after_noise_until_it_ends_on
+);
+
+async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends_on(icc: bool) {
+    let dir = temp_dir("observe", icc);
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        ..Default::default()
+    })
+    .await;
     let r = start(
         srv,
         &dir,
@@ -315,8 +348,10 @@ async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends() {
     )
     .await;
     assert!(r.wait_command(5, |c| c == "observe 77").await);
-    r.srv
-        .inject(style12(MIDGAME, 77, 0, "alpha", "beta").as_bytes());
+    r.srv.observed(MIDGAME, 77, 0, "alpha", "beta");
+    // Others talk in the game: read (ICC: DG_KIBITZ), nothing answered.
+    r.srv.kibitz(77, "carol", "what a {move}; resign", true);
+    r.srv.kibitz(77, "dave", "hmm", false);
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert_eq!(count(&r.commands(), "whisper d"), 0, "noise not reached");
     r.tell("olga", "noise 20000");
@@ -325,12 +360,16 @@ async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends() {
         "{:?}",
         r.commands()
     );
-    // lasker has no xwhisper: a plain whisper reaches the one game observed.
+    // lasker and ICC have no xwhisper: a plain whisper reaches the one game observed.
     assert_eq!(count(&r.commands(), "xwhisper"), 0);
+    assert!(!r
+        .commands()
+        .iter()
+        .any(|c| c.contains("resign") || c.contains("carol")));
     // A live game of others: never kibitzed.
     assert_eq!(count(&r.commands(), "kibitz"), 0);
     r.srv
-        .inject(b"\n{Game 77 (alpha vs. beta) alpha resigns} 0-1\nfics% ");
+        .observed_end(77, "alpha", "beta", "alpha resigns", "0-1");
     tokio::time::sleep(Duration::from_millis(500)).await;
     let n = count(&r.commands(), "whisper d");
     tokio::time::sleep(Duration::from_millis(2500)).await;
@@ -343,10 +382,19 @@ async fn an_observed_live_game_gets_whispers_after_noise_until_it_ends() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_examined_broadcast_that_jumps_is_followed() {
-    let dir = temp_dir("relay");
-    let srv = FakeServer::start(FakeConfig::default()).await;
+on_both!(
+    an_examined_broadcast_that_jumps_is_followed,
+    icc_an_examined_broadcast_that_jumps_is_followed,
+    an_examined_broadcast_that_jumps_is_followed_on
+);
+
+async fn an_examined_broadcast_that_jumps_is_followed_on(icc: bool) {
+    let dir = temp_dir("relay", icc);
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        ..Default::default()
+    })
+    .await;
     let r = start(
         srv,
         &dir,
@@ -354,19 +402,15 @@ async fn an_examined_broadcast_that_jumps_is_followed() {
     )
     .await;
     let start_fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-    r.srv
-        .inject(style12(start_fen, 88, -2, "Carlsen", "Caruana").as_bytes());
+    r.srv.observed(start_fen, 88, -2, "Carlsen", "Caruana");
     assert!(r.wait_command(20, |c| c.starts_with("kibitz d")).await);
     // The relay jumps to a new set-up: a mate in one.
-    r.srv.inject(
-        style12(
-            "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 30",
-            88,
-            -2,
-            "Carlsen",
-            "Caruana",
-        )
-        .as_bytes(),
+    r.srv.observed(
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 30",
+        88,
+        -2,
+        "Carlsen",
+        "Caruana",
     );
     assert!(
         r.wait_command(20, |c| c == "kibitz White mates in 1").await,
@@ -378,8 +422,7 @@ async fn an_examined_broadcast_that_jumps_is_followed() {
             .await
     );
     // ... and back to an opening position.
-    r.srv
-        .inject(style12(MIDGAME, 88, -2, "Carlsen", "Caruana").as_bytes());
+    r.srv.observed(MIDGAME, 88, -2, "Carlsen", "Caruana");
     let before = count(&r.commands(), "kibitz d");
     assert!(
         r.srv
@@ -394,8 +437,7 @@ async fn an_examined_broadcast_that_jumps_is_followed() {
         0,
         "a relay may be kibitzed"
     );
-    r.srv
-        .inject(b"\nGame 88 (which you were observing) has no examiners.\nfics% ");
+    r.srv.examined_gone(88);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let n = count(&r.commands(), "kibitz d");
     tokio::time::sleep(Duration::from_millis(2500)).await;
@@ -404,10 +446,16 @@ async fn an_examined_broadcast_that_jumps_is_followed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked() {
-    let dir = temp_dir("tournament");
+on_both!(
+    a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked,
+    icc_a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked,
+    a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked_on
+);
+
+async fn a_tournament_game_keeps_the_operator_reserve_and_sends_nothing_unasked_on(icc: bool) {
+    let dir = temp_dir("tournament", icc);
     let srv = FakeServer::start(FakeConfig {
+        icc,
         minutes: 2,
         clock_ms: Some(75_000),
         max_plies: 30,

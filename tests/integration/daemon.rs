@@ -57,9 +57,15 @@ async fn start(
     extra: &[&str],
     tweak: impl FnOnce(&mut Daemon),
 ) -> Run {
+    // The fake ICC: the same test against ICC's units (`ics_fake_icc`).
+    let icc = cfg.icc;
     let srv = FakeServer::start(cfg).await;
-    let dir = temp_dir(name);
-    let mut d = Daemon::new(settings(srv.port, &dir, extra));
+    let dir = temp_dir(&format!("{name}{}", if icc { "-icc" } else { "" }));
+    let mut all: Vec<&str> = extra.to_vec();
+    if icc {
+        all.push("ics.server_type=icc");
+    }
+    let mut d = Daemon::new(settings(srv.port, &dir, &all));
     tweak(&mut d);
     let control = d.control();
     let events = d.subscribe();
@@ -99,15 +105,45 @@ fn reports(evs: &[BotEvent]) -> Vec<GameReport> {
         .collect()
 }
 
+/// One test body against both fakes: FICS-lineage (`$fics`) and ICC (`$icc`).
+macro_rules! on_both {
+    ($fics:ident, $icc:ident, $body:ident) => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $fics() {
+            $body(false).await
+        }
+        #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+        async fn $icc() {
+            $body(true).await
+        }
+    };
+}
+pub(crate) use on_both;
+
+/// The command that re-synchronises a game: `moves N` (FICS), `refresh N` (ICC).
+pub(crate) fn resync_prefix(icc: bool) -> &'static str {
+    if icc {
+        "refresh "
+    } else {
+        "moves "
+    }
+}
+
 fn assert_clean(s: &FakeStats) {
     assert_eq!(s.illegal_moves, 0, "illegal moves sent: {s:?}");
     assert_eq!(s.bot_time_losses, 0, "time forfeits: {s:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn guest_login_and_a_game_to_the_end() {
+on_both!(
+    guest_login_and_a_game_to_the_end,
+    icc_guest_login_and_a_game_to_the_end,
+    guest_game
+);
+
+async fn guest_game(icc: bool) {
     let cfg = FakeConfig {
         max_plies: 40,
+        icc,
         ..Default::default()
     };
     let r = start("guest", cfg, &["ics.handle=guest"], |_| {}).await;
@@ -136,9 +172,10 @@ async fn guest_login_and_a_game_to_the_end() {
     assert_eq!(exit, Exit::Ok);
     assert_eq!(stats.results.len(), 1, "{stats:?}");
     assert_clean(&stats2);
+    let guest = if icc { "guest2345" } else { "GuestABCD" };
     assert!(evs
         .iter()
-        .any(|e| matches!(e, BotEvent::LoggedIn { handle } if handle == "GuestABCD")));
+        .any(|e| matches!(e, BotEvent::LoggedIn { handle } if handle == guest)));
     assert!(
         pgn.contains("[White \"") && pgn.contains("[TimeControl \"60+0\"]") && pgn.contains("%clk"),
         "{pgn}"
@@ -149,14 +186,44 @@ async fn guest_login_and_a_game_to_the_end() {
     );
     assert!(logs >= 1, "a per-game log");
     // The session set-up went out.
-    for c in [
-        "set style 12",
-        "set width 240",
-        "iset ms 1",
-        "set bell 0",
-        "set seek 0",
-        "seek 1 0 u m",
-    ] {
+    let setup: &[&str] = if icc {
+        &[
+            "set level1 1",
+            "set-2 24 1",
+            "set-2 56 1",
+            "set-2 101 1",
+            "set width 240",
+            "set bell 0",
+            "set seek 0",
+            "seek 1 0 u m",
+        ]
+    } else {
+        &[
+            "set style 12",
+            "set width 240",
+            "iset ms 1",
+            "set bell 0",
+            "set seek 0",
+            "seek 1 0 u m",
+        ]
+    };
+    if icc {
+        // Level 1 and the level-2 units were asked for before the name.
+        assert!(
+            stats2.login_lines.iter().any(|l| l == "level1=1")
+                && stats2
+                    .login_lines
+                    .iter()
+                    .any(|l| l.starts_with("level2settings=") && l.len() > 100),
+            "{:?}",
+            stats2.login_lines
+        );
+        assert!(!stats2
+            .commands
+            .iter()
+            .any(|c| c.starts_with("iset") || c == "set style 12"));
+    }
+    for &c in setup {
         assert!(
             stats2.commands.iter().any(|x| x == c),
             "missing {c}: {:?}",
@@ -165,10 +232,19 @@ async fn guest_login_and_a_game_to_the_end() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn registered_login_with_a_bad_password_exits_with_the_credentials_code() {
-    let srv = FakeServer::start(FakeConfig::default()).await;
-    let dir = temp_dir("badpw");
+on_both!(
+    registered_login_with_a_bad_password_exits_with_the_credentials_code,
+    icc_registered_login_with_a_bad_password_exits_with_the_credentials_code,
+    bad_password
+);
+
+async fn bad_password(icc: bool) {
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        ..Default::default()
+    })
+    .await;
+    let dir = temp_dir(if icc { "badpw-icc" } else { "badpw" });
     let s = kibitzer::settings::load(
         None,
         [("KIBITZER_PASSWORD", "wrong")],
@@ -177,6 +253,7 @@ async fn registered_login_with_a_bad_password_exits_with_the_credentials_code() 
             format!("ics.port={}", srv.port),
             "ics.handle=botone".into(),
             "ics.timeseal=off".into(),
+            format!("ics.server_type={}", if icc { "icc" } else { "auto" }),
             format!("records.dir={}", dir.display()),
         ],
     )
@@ -225,11 +302,17 @@ async fn real_clock_game_with_timeseal_lag_and_jitter() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn resignation_draw_agreement_and_abort() {
+on_both!(
+    resignation_draw_agreement_and_abort,
+    icc_resignation_draw_agreement_and_abort,
+    offers
+);
+
+async fn offers(icc: bool) {
     // One game at a time: the next is allowed (and challenged) only once the test
     // has set it up, so a quick re-seek cannot start it with the old settings.
     let cfg = FakeConfig {
+        icc,
         games: 1,
         opp_resign_at: Some(8),
         max_plies: 60,
@@ -261,9 +344,11 @@ async fn resignation_draw_agreement_and_abort() {
     assert_clean(&stats);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn takeback_declined() {
+on_both!(takeback_declined, icc_takeback_declined, takeback);
+
+async fn takeback(icc: bool) {
     let cfg = FakeConfig {
+        icc,
         opp_takeback_at: Some(2),
         opp_resign_at: Some(8),
         ..Default::default()
@@ -278,8 +363,13 @@ async fn takeback_declined() {
     assert_clean(&stats);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn resumed_game_rebuilt_from_moves_and_draw_claimed_by_repetition() {
+on_both!(
+    resumed_game_rebuilt_from_moves_and_draw_claimed_by_repetition,
+    icc_resumed_game_rebuilt_from_moves_and_draw_claimed_by_repetition,
+    resumed_claim
+);
+
+async fn resumed_claim(icc: bool) {
     // An adjourned game waits: 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1; the opponent
     // answers 4... Ng8, the start position's third occurrence. Only a move list
     // rebuilt from `moves` knows that, and the bot claims the draw.
@@ -287,6 +377,7 @@ async fn resumed_game_rebuilt_from_moves_and_draw_claimed_by_repetition() {
         adjourned_moves: vec!["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"],
         opp_book: vec!["Nf6", "Ng8", "Nf6", "Ng8"],
         games: 0,
+        icc,
         ..Default::default()
     };
     let r = start("claim", cfg, &[], |_| {}).await;
@@ -297,16 +388,25 @@ async fn resumed_game_rebuilt_from_moves_and_draw_claimed_by_repetition() {
         "{stats:?}"
     );
     assert!(
-        stats.commands.iter().any(|c| c.starts_with("moves ")),
+        stats
+            .commands
+            .iter()
+            .any(|c| c.starts_with(resync_prefix(icc))),
         "{stats:?}"
     );
     assert!(s.results[0].1.contains("repetition"), "{s:?}");
     assert_clean(&stats);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn opponent_runs_out_of_time_and_is_flagged() {
+on_both!(
+    opponent_runs_out_of_time_and_is_flagged,
+    icc_opponent_runs_out_of_time_and_is_flagged,
+    flagged
+);
+
+async fn flagged(icc: bool) {
     let cfg = FakeConfig {
+        icc,
         clock_ms: Some(4_000),
         opp_stall_at: Some(3),
         ..Default::default()
@@ -322,9 +422,15 @@ async fn opponent_runs_out_of_time_and_is_flagged() {
     assert_clean(&stats);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dropped_connection_reconnect_resync_and_resume() {
+on_both!(
+    dropped_connection_reconnect_resync_and_resume,
+    icc_dropped_connection_reconnect_resync_and_resume,
+    dropped
+);
+
+async fn dropped(icc: bool) {
     let cfg = FakeConfig {
+        icc,
         drop_at: Some(6),
         opp_resign_at: Some(14),
         ..Default::default()
@@ -339,7 +445,10 @@ async fn dropped_connection_reconnect_resync_and_resume() {
         "resumed by match"
     );
     assert!(
-        stats.commands.iter().any(|c| c.starts_with("moves ")),
+        stats
+            .commands
+            .iter()
+            .any(|c| c.starts_with(resync_prefix(icc))),
         "re-synchronised from moves"
     );
     assert!(evs
@@ -396,9 +505,15 @@ async fn idle_logout_reconnects_and_keepalive_prevents_it() {
     assert!(stats.commands.iter().any(|c| c == "date"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn garbage_refused_move_and_a_wrong_board_are_survived() {
+on_both!(
+    garbage_refused_move_and_a_wrong_board_are_survived,
+    icc_garbage_refused_move_and_a_wrong_move_are_survived,
+    garbage
+);
+
+async fn garbage(icc: bool) {
     let cfg = FakeConfig {
+        icc,
         garbage: true,
         illegal_reply_at: Some(4),
         bad_board_at: Some(7),
@@ -413,9 +528,9 @@ async fn garbage_refused_move_and_a_wrong_board_are_survived() {
         stats
             .commands
             .iter()
-            .filter(|c| c.starts_with("moves "))
+            .filter(|c| c.starts_with(if icc { "refresh" } else { "moves " }))
             .count()
-            >= 2,
+            >= if icc { 1 } else { 2 },
         "{:?}",
         stats.commands
     );
@@ -492,6 +607,7 @@ async fn series(
     minutes: u32,
     inc: u32,
     max_plies: usize,
+    icc: bool,
 ) -> (FakeStats, Vec<GameReport>, usize) {
     if games == 0 {
         return (FakeStats::default(), Vec::new(), 0);
@@ -503,6 +619,7 @@ async fn series(
         max_plies,
         opp_think: Duration::from_millis(50),
         opp_nodes: 2000,
+        icc,
         ..Default::default()
     };
     let seek = format!("bot.seeks={minutes} {inc} u m");
@@ -581,7 +698,10 @@ async fn measure_daemon() {
     let rss0 = proc_rss_kb();
     let t0 = std::time::Instant::now();
     if n1 + n2 > 0 {
-        let (a, b) = tokio::join!(series("m10", n1, 1, 0, 60), series("m212", n2, 2, 12, 30));
+        let (a, b) = tokio::join!(
+            series("m10", n1, 1, 0, 60, false),
+            series("m212", n2, 2, 12, 30, false)
+        );
         summary(&format!("{n1} x 1 0"), &a.0, &a.1, a.2);
         summary(&format!("{n2} x 2 12"), &b.0, &b.1, b.2);
         println!("series wall time {:.0} s", t0.elapsed().as_secs_f64());
@@ -630,6 +750,57 @@ async fn measure_daemon() {
         m1 / 1024,
         (c1 - c0) / 10.0 * 100.0
     );
+}
+
+/// The issue's measurement against the fake ICC (its units, its clock): 50 games
+/// at 1 0 and 10 at 2 12 side by side, then the reaction to an instant move. Run:
+/// `cargo test --test integration measure_daemon_icc -- --ignored --nocapture`
+/// (`KIBITZER_MEASURE_SERIES="a,b"` for other counts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn measure_daemon_icc() {
+    let counts: Vec<usize> = std::env::var("KIBITZER_MEASURE_SERIES")
+        .unwrap_or_else(|_| "50,10".into())
+        .split(',')
+        .map(|x| x.trim().parse().unwrap_or(0))
+        .collect();
+    let (n1, n2) = (
+        counts.first().copied().unwrap_or(50),
+        counts.get(1).copied().unwrap_or(10),
+    );
+    let t0 = std::time::Instant::now();
+    let (a, b) = tokio::join!(
+        series("icc-m10", n1, 1, 0, 60, true),
+        series("icc-m212", n2, 2, 12, 30, true)
+    );
+    summary(&format!("ICC {n1} x 1 0"), &a.0, &a.1, a.2);
+    summary(&format!("ICC {n2} x 2 12"), &b.0, &b.1, b.2);
+    println!("series wall time {:.0} s", t0.elapsed().as_secs_f64());
+    let cfg = FakeConfig {
+        games: 3,
+        max_plies: 40,
+        icc: true,
+        ..Default::default()
+    };
+    let r = start("icc-react", cfg, &["sn=1"], |_| {}).await;
+    r.srv.wait_results(3, Duration::from_secs(60)).await;
+    let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
+    let mut react: Vec<f64> = reports(&evs)
+        .iter()
+        .flat_map(|r| r.stats.reactions.iter().map(|x| x.0))
+        .collect();
+    react.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "ICC reaction board -> instant move: {} moves, median {:.2} ms, 90% {:.2} ms, max {:.2} ms",
+        react.len(),
+        react[react.len() / 2],
+        react[react.len() * 9 / 10],
+        react[react.len() - 1]
+    );
+    for (s, _, p) in [&a, &b] {
+        assert_clean(s);
+        assert_eq!(*p, 0);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,12 @@
 //! increments are added, and the side whose clock reaches zero loses (the bot's
 //! opponent claims at once; the bot must send `flag` unless `autoflag`). Its own
 //! player ("bottwo") plays real moves: our engine at a low node count.
+//!
+//! With `FakeConfig::icc` it speaks ICC instead (`ics_fake_icc`): the same games
+//! and clock, told in level-1 and level-2 units.
+
+#[path = "ics_fake_icc.rs"]
+mod icc;
 
 use kibitzer::chess::{Board, Color, Move, PieceType};
 use kibitzer::engine::{EngineHandle, SearchConfig, SearchLimits};
@@ -85,6 +91,8 @@ pub struct FakeConfig {
     /// Draw claims (repetition, fifty moves) are not granted: the game goes on to
     /// `max_plies` (long games on purpose).
     pub refuse_draw_claims: bool,
+    /// Speak ICC (level-1 and level-2 units) instead of the FICS-lineage text.
+    pub icc: bool,
 }
 
 impl Default for FakeConfig {
@@ -126,6 +134,7 @@ impl Default for FakeConfig {
             observable: Vec::new(),
             start_fen: None,
             refuse_draw_claims: false,
+            icc: false,
         }
     }
 }
@@ -148,6 +157,8 @@ pub struct FakeStats {
     pub declined: Vec<String>,
     /// Lines answered with `Command not found.` (what our commands must never be).
     pub not_found: Vec<String>,
+    /// ICC: the `level1=`/`level2settings=` lines read at the login prompt.
+    pub login_lines: Vec<String>,
 }
 
 struct Game {
@@ -170,6 +181,27 @@ struct Game {
 }
 
 impl Game {
+    /// A game known by its number and players only (others' games).
+    fn blank(num: u32, white: &str, black: &str) -> Game {
+        Game {
+            num,
+            white: white.into(),
+            black: black.into(),
+            board: Board::startpos(),
+            start: Board::startpos(),
+            moves: Vec::new(),
+            clock: [0, 0],
+            turn_since: Instant::now(),
+            stamp_since: None,
+            illegal_done: false,
+            bad_done: false,
+            abort_asked: false,
+            offered: false,
+            takeback_asked: false,
+            stalled: false,
+        }
+    }
+
     fn bot_color(&self, bot: &str) -> Color {
         if self.white == bot {
             Color::White
@@ -359,6 +391,19 @@ impl World {
             c
         };
         let g = self.game.as_ref().unwrap();
+        if self.cfg.icc {
+            let issuer = if g.board.side_to_move() == g.bot_color(bot) {
+                OPP
+            } else {
+                "*"
+            };
+            let u = icc::unit(icc::CN_MOVE, issuer, &self.icc_moved(g, corrupt));
+            self.send(&u);
+            if self.cfg.garbage && g.ply() % 7 == 3 {
+                self.garbage();
+            }
+            return;
+        }
         let mut out = String::new();
         if corrupt {
             out.push_str(&format!("\n{}\n{PROMPT}", self.style12(g, bot, true)));
@@ -377,6 +422,13 @@ impl World {
     }
 
     fn garbage(&mut self) {
+        if self.cfg.icc {
+            let junk = self.icc_garbage();
+            if let Some((_, tx)) = &self.bot {
+                let _ = tx.send(junk);
+            }
+            return;
+        }
         let long = "x".repeat(40_000);
         let mut junk: Vec<u8> = Vec::new();
         junk.extend_from_slice(b"\n\r");
@@ -389,10 +441,14 @@ impl World {
 
     fn end_game(&mut self, text: &str, result: &str) {
         if let Some(g) = self.game.take() {
-            let line = format!(
-                "\n{{Game {} ({} vs. {}) {}}} {}\nNo ratings adjustment done.\n{PROMPT}",
-                g.num, g.white, g.black, text, result
-            );
+            let line = if self.cfg.icc {
+                icc::unit(icc::CN_MOVE, "*", &self.icc_result(&g, text, result))
+            } else {
+                format!(
+                    "\n{{Game {} ({} vs. {}) {}}} {}\nNo ratings adjustment done.\n{PROMPT}",
+                    g.num, g.white, g.black, text, result
+                )
+            };
             self.send(&line);
             self.stats
                 .results
@@ -600,8 +656,90 @@ impl FakeServer {
     #[allow(dead_code)]
     pub fn tell(&self, from: &str, text: &str) {
         let w = self.world.lock().unwrap();
+        if w.cfg.icc {
+            // `GuestXYZ(U)`: ICC sends the name and its titles apart.
+            let (name, rest) = from.split_once('(').unwrap_or((from, ""));
+            let titles = rest.replace(['(', ')'], " ");
+            let t = icc::d(
+                kibitzer::ics::icc::dg::PERSONAL_TELL,
+                &[name, titles.trim(), text, "1"],
+            );
+            w.send(&icc::unit(101, name, &t));
+            return;
+        }
         let body = wrap(&format!("{from} tells you: {text}"), w.width);
         w.send(&format!("\n{body}\n{PROMPT}"));
+    }
+
+    /// A game the bot observes (relation 0) or an examined game (-2) at `fen`, in
+    /// the server's dialect (a style-12 board, or ICC's units).
+    #[allow(dead_code)]
+    pub fn observed(&self, fen: &str, game: u32, relation: i32, white: &str, black: &str) {
+        let w = self.world.lock().unwrap();
+        if w.cfg.icc {
+            w.send(&icc::unit(
+                icc::CN_MOVE,
+                white,
+                &icc::observed(fen, game, relation, white, black),
+            ));
+        } else {
+            w.send(&crate::bot_daemon::style12(
+                fen, game, relation, white, black,
+            ));
+        }
+    }
+
+    /// The end of an observed game (`text` in FICS's words, with names).
+    #[allow(dead_code)]
+    pub fn observed_end(&self, game: u32, white: &str, black: &str, text: &str, result: &str) {
+        let w = self.world.lock().unwrap();
+        if w.cfg.icc {
+            let g = Game::blank(game, white, black);
+            w.send(&icc::unit(
+                icc::CN_MOVE,
+                white,
+                &w.icc_result(&g, text, result),
+            ));
+        } else {
+            w.send(&format!(
+                "\n{{Game {game} ({white} vs. {black}) {text}}} {result}\n{PROMPT}"
+            ));
+        }
+    }
+
+    /// An examined game loses its examiners.
+    #[allow(dead_code)]
+    pub fn examined_gone(&self, game: u32) {
+        let w = self.world.lock().unwrap();
+        if w.cfg.icc {
+            let u = icc::d(
+                kibitzer::ics::icc::dg::MY_RELATION_TO_GAME,
+                &[&game.to_string(), "X"],
+            );
+            w.send(&icc::unit(0, "$server$", &u));
+        } else {
+            w.send(&format!(
+                "\nGame {game} (which you were observing) has no examiners.\n{PROMPT}"
+            ));
+        }
+    }
+
+    /// Someone else kibitzes (or whispers) in a game the bot observes.
+    #[allow(dead_code)]
+    pub fn kibitz(&self, game: u32, from: &str, text: &str, kibitz: bool) {
+        let w = self.world.lock().unwrap();
+        if w.cfg.icc {
+            w.send(&icc::unit(0, from, &icc::kibitz(game, from, text, kibitz)));
+        } else {
+            let verb = if kibitz { "kibitzes" } else { "whispers" };
+            w.send(&format!("\n{from}(1800)[{game}] {verb}: {text}\n{PROMPT}"));
+        }
+    }
+
+    /// Whether this server speaks ICC.
+    #[allow(dead_code)]
+    pub fn is_icc(&self) -> bool {
+        self.world.lock().unwrap().cfg.icc
     }
 
     /// The opponent challenges the bot now (without waiting for a seek).
@@ -692,8 +830,16 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>, engine: Arc<Engin
             }
         }
     });
-    world.lock().unwrap().stats.connections += 1;
-    let _ = tx.send(BANNER.as_bytes().to_vec());
+    let icc_mode = {
+        let mut w = world.lock().unwrap();
+        w.stats.connections += 1;
+        w.cfg.icc
+    };
+    let _ = tx.send(
+        if icc_mode { icc::BANNER } else { BANNER }
+            .as_bytes()
+            .to_vec(),
+    );
     let mut buf = Vec::new();
     let mut seal = false;
     let mut first = true;
@@ -752,6 +898,45 @@ async fn connection(sock: TcpStream, world: Arc<Mutex<World>>, engine: Arc<Engin
             continue;
         }
         let text = text.trim().to_string();
+        if icc_mode && state < 3 {
+            // ICC: `level1=`/`level2settings=` at the prompt, then the name; guests
+            // and unregistered names enter at once; a refused password is
+            // DG_LOGIN_FAILED.
+            let mut w = world.lock().unwrap();
+            if state == 0 && (text.starts_with("level1=") || text.starts_with("level2settings=")) {
+                w.stats.login_lines.push(text.clone());
+                let _ = tx.send(lines("login: "));
+                continue;
+            }
+            if state == 0 {
+                if w.cfg.users.iter().any(|(u, _)| u == &text) {
+                    handle = text.clone();
+                    let _ = tx.send(lines("password: "));
+                    state = 1;
+                    continue;
+                }
+                handle = if text.eq_ignore_ascii_case("guest") || text.is_empty() {
+                    "guest2345".to_string()
+                } else {
+                    text.clone()
+                };
+            } else {
+                let ok = w.cfg.users.iter().any(|(u, p)| u == &handle && p == &text);
+                if !ok {
+                    let f = icc::d(
+                        kibitzer::ics::icc::dg::LOGIN_FAILED,
+                        &["11", "Invalid password."],
+                    );
+                    let _ = tx.send(lines(&format!("{f}\nInvalid password.\nlogin: ")));
+                    state = 0;
+                    continue;
+                }
+            }
+            drop(w);
+            state = 3;
+            login(&world, &handle, &tx);
+            continue;
+        }
         match state {
             0 => {
                 let name = text.clone();
@@ -836,6 +1021,21 @@ fn login(world: &Arc<Mutex<World>>, handle: &str, tx: &mpsc::UnboundedSender<Vec
     w.stats.logins += 1;
     w.bot = Some((handle.to_string(), tx.clone()));
     w.width = 79;
+    if w.cfg.icc {
+        let titles = if kibitzer::ics::parse::is_guest(handle) {
+            "U"
+        } else {
+            "C"
+        };
+        let mut body = icc::d(kibitzer::ics::icc::dg::WHO_AM_I, &[handle, titles]);
+        if w.adjourned.is_some() {
+            body.push_str(&format!(
+                "\n1 player, who has an adjourned game with you, is online:\n{OPP}\n"
+            ));
+        }
+        let _ = tx.send(lines(&icc::unit(icc::CN_LOGIN, "$LoggingIn$", &body)));
+        return;
+    }
     // lasker lists the opponents with adjourned games inside the banner, before the
     // first prompt (a bell after the colon, two spaces after the name).
     let adjourned = if w.adjourned.is_some() {
@@ -848,6 +1048,15 @@ fn login(world: &Arc<Mutex<World>>, handle: &str, tx: &mpsc::UnboundedSender<Vec
 
 fn reply(tx: &mpsc::UnboundedSender<Vec<u8>>, text: &str) {
     let _ = tx.send(lines(&format!("{text}\n{PROMPT}")));
+}
+
+/// A reply in the server's dialect (ICC: a level-1 unit, no prompt).
+fn reply_to(icc_mode: bool, tx: &mpsc::UnboundedSender<Vec<u8>>, text: &str) {
+    if icc_mode {
+        let _ = tx.send(lines(&icc::unit(0, "*", &format!("{text}\n"))));
+    } else {
+        reply(tx, text);
+    }
 }
 
 /// Starts a game with the opponent (from the bot's acceptance).
@@ -892,6 +1101,15 @@ fn create_game(w: &mut World, bot: &str) {
     } else {
         "blitz"
     };
+    if w.cfg.icc {
+        let u = icc::unit(
+            icc::CN_ACCEPT,
+            "*",
+            &w.icc_started(w.game.as_ref().unwrap(), bot),
+        );
+        w.send(&u);
+        return;
+    }
     w.send(&format!("\nCreating: {white} (----) {black} (----) unrated {kind} {m} {i}\n\n{{Game {num} ({white} vs. {black}) Creating unrated {kind} match.}}\n"));
     w.send_board(bot);
 }
@@ -905,6 +1123,11 @@ fn challenge(w: &mut World, bot: &str) {
         return;
     }
     w.challenge_pending = true;
+    if w.cfg.icc {
+        let u = icc::unit(icc::CN_MATCH, OPP, &w.icc_match(bot));
+        w.send(&u);
+        return;
+    }
     let (m, i) = (w.cfg.minutes, w.cfg.inc);
     let kind = if m * 60 + i * 40 < 180 {
         "lightning"
@@ -962,10 +1185,16 @@ fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle>, bot: &st
         if !w.apply(m, charge) {
             return; // out of time: the referee ends it
         }
+        // ICC sends the move (DG_SEND_MOVES) before the result of the game.
+        if w.cfg.icc {
+            w.send_board(&bot);
+        }
         if w.check_end() {
             return;
         }
-        w.send_board(&bot);
+        if !w.cfg.icc {
+            w.send_board(&bot);
+        }
         let ply = w.game.as_ref().unwrap().ply();
         if w.cfg.opp_disconnect_at.is_some_and(|p| ply >= p) {
             // The opponent's link drops while the bot thinks: lasker adjourns at once.
@@ -976,7 +1205,20 @@ fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle>, bot: &st
                 tokio::time::sleep(after).await;
                 let mut w = world.lock().unwrap();
                 if let Some(g) = w.game.take() {
-                    let line = format!("Your opponent has lost contact or quit.\n{{Game {} ({} vs. {}) adjourned}} *\nNo ratings adjustment done.\n{PROMPT}", g.num, g.white, g.black);
+                    let line = if w.cfg.icc {
+                        let who = if g.white == OPP { "White" } else { "Black" };
+                        let t = format!("Game adjourned when {who} disconnected");
+                        icc::unit(
+                            0,
+                            "$server$",
+                            &format!(
+                                "Your opponent has lost contact or quit.\n{}",
+                                w.icc_result(&g, &t, "*")
+                            ),
+                        )
+                    } else {
+                        format!("Your opponent has lost contact or quit.\n{{Game {} ({} vs. {}) adjourned}} *\nNo ratings adjustment done.\n{PROMPT}", g.num, g.white, g.black)
+                    };
                     w.stats
                         .results
                         .push(("*".into(), "adjourned".into(), g.ply()));
@@ -989,23 +1231,34 @@ fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle>, bot: &st
         }
         if w.cfg.opp_offer_draw_at.is_some_and(|p| ply >= p) && !w.game.as_ref().unwrap().offered {
             w.game.as_mut().unwrap().offered = true;
-            w.send(&format!("\n{OPP} offers you a draw.\n{PROMPT}"));
+            let out = if w.cfg.icc {
+                icc::unit(0, OPP, &w.icc_offer(w.game.as_ref().unwrap(), &bot, 0))
+            } else {
+                format!("\n{OPP} offers you a draw.\n{PROMPT}")
+            };
+            w.send(&out);
         }
         if w.cfg.opp_abort_request_at.is_some_and(|p| ply >= p)
             && !w.game.as_ref().unwrap().abort_asked
         {
             w.game.as_mut().unwrap().abort_asked = true;
-            w.send(&format!(
-                "\n{OPP} would like to abort the game; type \"abort\" to accept.\n{PROMPT}"
-            ));
+            let out = if w.cfg.icc {
+                icc::unit(0, OPP, &w.icc_offer(w.game.as_ref().unwrap(), &bot, 4))
+            } else {
+                format!("\n{OPP} would like to abort the game; type \"abort\" to accept.\n{PROMPT}")
+            };
+            w.send(&out);
         }
         if w.cfg.opp_takeback_at.is_some_and(|p| ply >= p)
             && !w.game.as_ref().unwrap().takeback_asked
         {
             w.game.as_mut().unwrap().takeback_asked = true;
-            w.send(&format!(
-                "\n{OPP} would like to take back 1 half move(s).\n{PROMPT}"
-            ));
+            let out = if w.cfg.icc {
+                icc::unit(0, OPP, &w.icc_offer(w.game.as_ref().unwrap(), &bot, 6))
+            } else {
+                format!("\n{OPP} would like to take back 1 half move(s).\n{PROMPT}")
+            };
+            w.send(&out);
         }
     });
 }
@@ -1031,7 +1284,7 @@ fn command(
         .map(|x| x.1.trim().to_string())
         .unwrap_or_default();
     match word.as_str() {
-        "" => reply(tx, ""),
+        "" => reply_to(w.cfg.icc, tx, ""),
         "set" => {
             let var = arg.split_whitespace().next().unwrap_or("");
             let msg = match var {
@@ -1047,42 +1300,47 @@ fn command(
                     w.width = n;
                     format!("Width set to {n}.")
                 }
-                "interface" => String::new(),
+                "interface" | "level1" | "sshout" => String::new(),
                 "shout" | "cshout" | "pin" | "gin" | "open" => "Set.".into(),
                 n if n.parse::<u8>().is_ok_and(|n| (1..=10).contains(&n)) => {
                     format!("Plan line {n} changed.")
                 }
                 v => format!("No such variable name {v}."),
             };
-            reply(tx, &msg);
+            reply_to(w.cfg.icc, tx, &msg);
         }
         "iset" => {
             let var = arg.split_whitespace().next().unwrap_or("");
             match var {
-                "ms" | "startpos" | "lock" => reply(tx, &format!("{var} set")),
-                v => reply(tx, &format!("No such ivariable \"{v}\".")),
+                "ms" | "startpos" | "lock" => reply_to(w.cfg.icc, tx, &format!("{var} set")),
+                v => reply_to(w.cfg.icc, tx, &format!("No such ivariable \"{v}\".")),
             }
         }
         "seek" => {
-            reply(tx, &format!("  0    0 {bot:<18} {}", arg));
+            reply_to(w.cfg.icc, tx, &format!("  0    0 {bot:<18} {}", arg));
             challenge(&mut w, bot);
         }
-        "unseek" => reply(tx, "Ads removed: 0"),
+        "set-2" => reply_to(w.cfg.icc, tx, ""),
+        "unseek" => reply_to(w.cfg.icc, tx, "Ads removed: 0"),
         "accept" => {
             if w.challenge_pending && w.game.is_none() {
                 w.challenge_pending = false;
-                reply(tx, &format!("You accept the challenge of {OPP}."));
+                reply_to(
+                    w.cfg.icc,
+                    tx,
+                    &format!("You accept the challenge of {OPP}."),
+                );
                 create_game(&mut w, bot);
                 drop(w);
                 opponent_turn(world, engine, bot);
                 return false;
             }
-            reply(tx, "You have no offers to accept.");
+            reply_to(w.cfg.icc, tx, "You have no offers to accept.");
         }
         "decline" => {
             w.stats.declined.push(arg.clone());
             w.challenge_pending = false;
-            reply(tx, &format!("You decline the offer from {arg}."));
+            reply_to(w.cfg.icc, tx, &format!("You decline the offer from {arg}."));
         }
         "match" => {
             if arg.starts_with(OPP) && w.adjourned.is_some() && w.game.is_none() {
@@ -1092,13 +1350,28 @@ fn command(
                 g.turn_since = Instant::now();
                 let (white, black, num) = (g.white.clone(), g.black.clone(), g.num);
                 w.game = Some(g);
+                if w.cfg.icc {
+                    let u = icc::unit(
+                        icc::CN_MATCH,
+                        "*",
+                        &w.icc_started(w.game.as_ref().unwrap(), bot),
+                    );
+                    w.send(&u);
+                    drop(w);
+                    opponent_turn(world, engine, bot);
+                    return false;
+                }
                 w.send(&format!("Issuing: {bot} (----) {OPP} (----) unrated wild 1 0 Loaded from blitz/0 (adjourned).\n{PROMPT}\n{OPP} accepts your challenge.\n{PROMPT}{{Game {num} ({white} vs. {black}) Continuing unrated blitz match.}}\n\nCreating: {white} (0) {black} (0) unrated blitz {} {}\n\n{{Game {num} ({white} vs. {black}) Continuing unrated blitz match.}}\n", w.cfg.minutes, w.cfg.inc));
                 w.send_board(bot);
                 drop(w);
                 opponent_turn(world, engine, bot);
                 return false;
             }
-            reply(tx, &format!("No user named \"{arg}\" is logged in."));
+            reply_to(
+                w.cfg.icc,
+                tx,
+                &format!("No user named \"{arg}\" is logged in."),
+            );
         }
         "moves" => {
             let out = match w.game.as_ref() {
@@ -1107,16 +1380,31 @@ fn command(
             };
             w.send(&out);
         }
+        "refresh" if w.cfg.icc => match w.game.as_ref() {
+            Some(g) => {
+                let u = icc::d(kibitzer::ics::icc::dg::REFRESH, &[&g.num.to_string()]);
+                w.send(&icc::unit(0, "*", &u));
+            }
+            None => reply_to(
+                true,
+                tx,
+                "You aren't playing, examining, or observing a game.",
+            ),
+        },
         "refresh" => {
             if w.game.is_some() {
                 w.send_board(bot);
             } else {
-                reply(tx, "You are not playing, examining, or observing a game.");
+                reply_to(
+                    w.cfg.icc,
+                    tx,
+                    "You are not playing, examining, or observing a game.",
+                );
             }
         }
         "draw" => {
             let Some(g) = w.game.as_ref() else {
-                reply(tx, "You are not playing a game.");
+                reply_to(w.cfg.icc, tx, "You are not playing a game.");
                 return false;
             };
             if w.cfg.refuse_draw_claims {
@@ -1139,19 +1427,19 @@ fn command(
         }
         "abort" => {
             let Some(g) = w.game.as_ref() else {
-                reply(tx, "You are not playing a game.");
+                reply_to(w.cfg.icc, tx, "You are not playing a game.");
                 return false;
             };
             if g.abort_asked || w.cfg.opp_accepts_abort || g.ply() < 1 {
                 w.end_game("Game aborted by mutual agreement", "*");
             } else {
-                reply(tx, "Abort request sent.");
+                reply_to(w.cfg.icc, tx, "Abort request sent.");
             }
         }
-        "adjourn" => reply(tx, "Adjourn request sent."),
+        "adjourn" => reply_to(w.cfg.icc, tx, "Adjourn request sent."),
         "resign" => {
             let Some(g) = w.game.as_ref() else {
-                reply(tx, "You are not playing a game.");
+                reply_to(w.cfg.icc, tx, "You are not playing a game.");
                 return false;
             };
             let res = if g.white == bot { "0-1" } else { "1-0" };
@@ -1159,7 +1447,7 @@ fn command(
         }
         "flag" => {
             let Some(g) = w.game.as_ref() else {
-                reply(tx, "You are not playing a game.");
+                reply_to(w.cfg.icc, tx, "You are not playing a game.");
                 return false;
             };
             let side = g.board.side_to_move();
@@ -1168,12 +1456,12 @@ fn command(
                 let res = if side == Color::White { "0-1" } else { "1-0" };
                 w.end_game(&format!("{OPP} forfeits on time"), res);
             } else {
-                reply(tx, "Your opponent is not out of time!");
+                reply_to(w.cfg.icc, tx, "Your opponent is not out of time!");
             }
         }
         "quit" => {
             if w.game.is_some() {
-                reply(tx, "You can't quit while you are playing a game.\nType 'resign' to resign the game, or you can request an abort with 'abort'.");
+                reply_to(w.cfg.icc, tx, "You can't quit while you are playing a game.\nType 'resign' to resign the game, or you can request an abort with 'abort'.");
             } else {
                 let _ = tx.send(lines(
                     "\nThank you for using a Free (GNU) Internet Chess server.\n",
@@ -1183,12 +1471,12 @@ fn command(
             }
         }
         // lasker has no xwhisper/xkibitz (FICS has them).
-        "xwhisper" | "xkibitz" if !w.cfg.fics_mode => {
+        "xwhisper" | "xkibitz" if !w.cfg.fics_mode || w.cfg.icc => {
             w.stats.not_found.push(text.to_string());
-            reply(tx, &format!("{word}: Command not found."))
+            reply_to(w.cfg.icc, tx, &format!("{word}: Command not found."))
         }
         "whisper" | "kibitz" | "xwhisper" | "xkibitz" | "say" => {
-            reply(tx, &format!("{word}ed to 1."))
+            reply_to(w.cfg.icc, tx, &format!("{word}ed to 1."))
         }
         "observe" => {
             let target = arg.split_whitespace().next().unwrap_or("").to_string();
@@ -1197,15 +1485,25 @@ fn command(
                 .iter()
                 .any(|o| o.eq_ignore_ascii_case(&target))
             {
-                reply(tx, "You are now observing game 99.");
+                if w.cfg.icc {
+                    let start = Board::startpos().to_fen();
+                    let u = icc::observed(&start, 99, 0, &target, "rival");
+                    w.send(&icc::unit(0, "*", &u));
+                    return false;
+                }
+                reply_to(w.cfg.icc, tx, "You are now observing game 99.");
             } else if target.parse::<u32>().is_ok() {
-                reply(tx, "There is no such game.");
+                reply_to(w.cfg.icc, tx, "There is no such game.");
             } else {
-                reply(tx, &format!("No user named \"{target}\" is logged in."));
+                reply_to(
+                    w.cfg.icc,
+                    tx,
+                    &format!("No user named \"{target}\" is logged in."),
+                );
             }
         }
-        "unobserve" => reply(tx, "You are not observing any games."),
-        "date" | "finger" | "games" | "who" => reply(tx, &format!("({word} output)")),
+        "unobserve" => reply_to(w.cfg.icc, tx, "You are not observing any games."),
+        "date" | "finger" | "games" | "who" => reply_to(w.cfg.icc, tx, &format!("({word} output)")),
         "tell" => reply(
             tx,
             &format!("(told {})", arg.split_whitespace().next().unwrap_or("")),
@@ -1214,7 +1512,7 @@ fn command(
             // A move?
             let Some(g) = w.game.as_ref() else {
                 w.stats.not_found.push(text.to_string());
-                reply(tx, &format!("{word}: Command not found."));
+                reply_to(w.cfg.icc, tx, &format!("{word}: Command not found."));
                 return false;
             };
             let bot_side = g.bot_color(bot);
@@ -1233,20 +1531,40 @@ fn command(
                     && text.chars().any(|c| c.is_ascii_digit())
                 {
                     w.stats.illegal_moves += 1;
-                    reply(tx, "Illegal move.");
+                    if w.cfg.icc {
+                        let num = w.game.as_ref().map_or(0, |g| g.num).to_string();
+                        let u = icc::d(kibitzer::ics::icc::dg::ILLEGAL_MOVE, &[&num, text, "2"]);
+                        w.send(&icc::unit(1, "*", &format!("{u}Illegal move ({text}).\n")));
+                        return false;
+                    }
+                    reply_to(w.cfg.icc, tx, "Illegal move.");
                 } else {
                     w.stats.not_found.push(text.to_string());
-                    reply(tx, &format!("{word}: Command not found."));
+                    reply_to(w.cfg.icc, tx, &format!("{word}: Command not found."));
                 }
                 return false;
             };
             if g.board.side_to_move() != bot_side {
-                reply(tx, "It is not your move.");
+                if w.cfg.icc {
+                    let u = icc::d(
+                        kibitzer::ics::icc::dg::ILLEGAL_MOVE,
+                        &[&g.num.to_string(), text, "4"],
+                    );
+                    w.send(&icc::unit(1, "*", &format!("{u}It is not your move.\n")));
+                    return false;
+                }
+                reply_to(w.cfg.icc, tx, "It is not your move.");
                 return false;
             }
             if w.cfg.illegal_reply_at == Some(g.ply()) && !g.illegal_done {
                 w.game.as_mut().unwrap().illegal_done = true;
-                reply(tx, "Illegal move.");
+                if w.cfg.icc {
+                    let num = w.game.as_ref().unwrap().num.to_string();
+                    let u = icc::d(kibitzer::ics::icc::dg::ILLEGAL_MOVE, &[&num, text, "2"]);
+                    w.send(&icc::unit(1, "*", &format!("{u}Illegal move ({text}).\n")));
+                    return false;
+                }
+                reply_to(w.cfg.icc, tx, "Illegal move.");
                 return false;
             }
             let g = w.game.as_ref().unwrap();
@@ -1276,10 +1594,15 @@ fn command(
             let left = w.game.as_ref().unwrap().clock[bot_side.index()];
             w.stats.min_bot_reserve_ms =
                 Some(w.stats.min_bot_reserve_ms.map_or(left, |x| x.min(left)));
+            if w.cfg.icc {
+                w.send_board(bot);
+            }
             if w.check_end() {
                 return false;
             }
-            w.send_board(bot);
+            if !w.cfg.icc {
+                w.send_board(bot);
+            }
             let ply = w.game.as_ref().unwrap().ply();
             if w.cfg.drop_at.is_some_and(|p| ply >= p) {
                 w.cfg.drop_at = None;

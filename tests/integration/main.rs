@@ -30,6 +30,7 @@ mod bot_daemon;
 mod bot_policy;
 mod bot_talk;
 mod daemon;
+mod icc;
 mod ics_codec;
 mod ics_fake_server;
 mod ics_parse;
