@@ -125,23 +125,6 @@ struct View {
 
 impl View {
     fn style12(&self) -> Style12 {
-        let fen = self.board.to_fen();
-        let mut f = fen.split(' ');
-        let mut ranks = [[b'-'; 8]; 8];
-        for (r, row) in f.next().unwrap_or("").split('/').take(8).enumerate() {
-            let mut file = 0usize;
-            for c in row.bytes() {
-                if c.is_ascii_digit() {
-                    file += (c - b'0') as usize;
-                } else if file < 8 {
-                    ranks[r][file] = c;
-                    file += 1;
-                }
-            }
-        }
-        let _side = f.next();
-        let castle = f.next().unwrap_or("-");
-        let ep = f.next().unwrap_or("-");
         let stm = self.board.side_to_move();
         let relation = match self.rel {
             Rel::Playing(c) if c == stm => 1,
@@ -161,27 +144,14 @@ impl View {
         };
         let secs = self.times.last().copied().flatten().unwrap_or(0) / 1000;
         Style12 {
-            ranks,
-            side_to_move: stm,
-            double_push: ep.bytes().next().filter(|_| ep != "-").map(|b| b - b'a'),
-            castling: [
-                castle.contains('K'),
-                castle.contains('Q'),
-                castle.contains('k'),
-                castle.contains('q'),
-            ],
-            irreversible: self.board.halfmove_clock() as u32,
             game: self.number,
             white: self.white.clone(),
             black: self.black.clone(),
             relation,
             initial_minutes: self.minutes,
             increment_secs: self.inc,
-            white_strength: 0,
-            black_strength: 0,
             white_clock: self.clock[0],
             black_clock: self.clock[1],
-            move_number: self.board.fullmove_number() as u32,
             verbose_move: verbose,
             move_time: format!("({}:{:02})", secs / 60, secs % 60),
             pretty_move: pretty,
@@ -190,7 +160,7 @@ impl View {
                 self.running[stm.index()].unwrap_or(self.moves.len() >= 2)
                     && !matches!(self.rel, Rel::Examining),
             ),
-            lag_ms: None,
+            ..Style12::from_board(&self.board)
         }
     }
 

@@ -51,6 +51,60 @@ pub struct Style12 {
     pub lag_ms: Option<u64>,
 }
 
+impl Style12 {
+    /// The position part of a style-12 board (pieces, side to move, double push,
+    /// castling, counters) taken from `board`; the game's other fields empty, for a
+    /// server that sends moves rather than boards (ICC, Lichess) to fill in.
+    pub fn from_board(board: &Board) -> Style12 {
+        let fen = board.to_fen();
+        let mut f = fen.split(' ');
+        let mut ranks = [[b'-'; 8]; 8];
+        for (r, row) in f.next().unwrap_or("").split('/').take(8).enumerate() {
+            let mut file = 0usize;
+            for c in row.bytes() {
+                if c.is_ascii_digit() {
+                    file += (c - b'0') as usize;
+                } else if file < 8 {
+                    ranks[r][file] = c;
+                    file += 1;
+                }
+            }
+        }
+        let _side = f.next();
+        let castle = f.next().unwrap_or("-");
+        let ep = f.next().unwrap_or("-");
+        Style12 {
+            ranks,
+            side_to_move: board.side_to_move(),
+            double_push: ep.bytes().next().filter(|_| ep != "-").map(|b| b - b'a'),
+            castling: [
+                castle.contains('K'),
+                castle.contains('Q'),
+                castle.contains('k'),
+                castle.contains('q'),
+            ],
+            irreversible: board.halfmove_clock() as u32,
+            game: 0,
+            white: String::new(),
+            black: String::new(),
+            relation: 0,
+            initial_minutes: 0,
+            increment_secs: 0,
+            white_strength: 0,
+            black_strength: 0,
+            white_clock: 0,
+            black_clock: 0,
+            move_number: board.fullmove_number() as u32,
+            verbose_move: "none".into(),
+            move_time: "(0:00)".into(),
+            pretty_move: "none".into(),
+            flip: false,
+            ticking: None,
+            lag_ms: None,
+        }
+    }
+}
+
 /// Units of the style-12 clocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClockUnit {

@@ -69,24 +69,6 @@ impl View {
 
     /// The board as a style-12 event.
     fn style12(&self, s: &GameState) -> crate::ics::Style12 {
-        let fen = self.board.to_fen();
-        let mut f = fen.split(' ');
-        let placement = f.next().unwrap_or("");
-        let mut ranks = [[b'-'; 8]; 8];
-        for (r, row) in placement.split('/').take(8).enumerate() {
-            let mut file = 0usize;
-            for c in row.bytes() {
-                if c.is_ascii_digit() {
-                    file += (c - b'0') as usize;
-                } else if file < 8 {
-                    ranks[r][file] = c;
-                    file += 1;
-                }
-            }
-        }
-        let _side = f.next();
-        let castle = f.next().unwrap_or("-");
-        let ep = f.next().unwrap_or("-");
         let mut white_clock = s.wtime;
         let mut black_clock = s.btime;
         let stm = self.board.side_to_move();
@@ -104,27 +86,14 @@ impl View {
         };
         let inc = if berserk { 0 } else { inc.max(0) };
         crate::ics::Style12 {
-            ranks,
-            side_to_move: stm,
-            double_push: ep.bytes().next().filter(|_| ep != "-").map(|b| b - b'a'),
-            castling: [
-                castle.contains('K'),
-                castle.contains('Q'),
-                castle.contains('k'),
-                castle.contains('q'),
-            ],
-            irreversible: self.board.halfmove_clock() as u32,
             game: self.number,
             white: self.white.clone(),
             black: self.black.clone(),
             relation: if stm == self.our_color { 1 } else { -1 },
             initial_minutes: (self.initial_ms / 60_000) as u32,
             increment_secs: (inc / 1000) as u32,
-            white_strength: 0,
-            black_strength: 0,
             white_clock,
             black_clock,
-            move_number: self.board.fullmove_number() as u32,
             verbose_move: if self.moves.is_empty() {
                 "none".into()
             } else {
@@ -138,7 +107,7 @@ impl View {
             },
             flip: self.our_color == Color::Black,
             ticking: Some(self.moves.len() >= 2),
-            lag_ms: None,
+            ..crate::ics::Style12::from_board(&self.board)
         }
     }
 
