@@ -89,6 +89,22 @@ impl Archive {
     /// A game has ended: its record goes to the PGN file and the in-progress one is
     /// removed (after the append, so a crash between the two leaves both, never
     /// neither).
+    /// The record of a game as its end left it: appended when `finished`, else kept
+    /// as the game in progress; nothing without a PGN text.
+    pub fn record(
+        &self,
+        white: &str,
+        black: &str,
+        pgn: Option<&str>,
+        finished: bool,
+    ) -> std::io::Result<()> {
+        match pgn {
+            Some(p) if finished => self.finish(white, black, p),
+            Some(p) => self.write_in_progress(white, black, p),
+            None => Ok(()),
+        }
+    }
+
     pub fn finish(&self, white: &str, black: &str, text: &str) -> std::io::Result<()> {
         self.append_pgn(text)?;
         match fs::remove_file(self.in_progress_path(white, black)) {

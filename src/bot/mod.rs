@@ -907,11 +907,7 @@ impl Daemon {
                 .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
             let (white, black) = (out.setup.white.clone(), out.setup.black.clone());
             let _ = tokio::task::spawn_blocking(move || {
-                let r = match &pgn {
-                    Some(p) if finished => archive.finish(&white, &black, p),
-                    Some(p) => archive.write_in_progress(&white, &black, p),
-                    None => Ok(()),
-                };
+                let r = archive.record(&white, &black, pgn.as_deref(), finished);
                 if let Err(e) = r {
                     error!("cannot write the game record: {e}");
                 }

@@ -638,11 +638,7 @@ async fn finish(out: super::game::GameOutcome, archive: &Archive) -> GameReport 
         out.setup.opponent.to_ascii_lowercase()
     );
     let _ = tokio::task::spawn_blocking(move || {
-        let r = match &pgn {
-            Some(p) if finished => a.finish(&white, &black, p),
-            Some(p) => a.write_in_progress(&white, &black, p),
-            None => Ok(()),
-        };
+        let r = a.record(&white, &black, pgn.as_deref(), finished);
         if let Err(e) = r {
             error!("cannot write the game record: {e}");
         }
