@@ -558,3 +558,22 @@ fn trace_counts_what_is_on_the_board() {
     let b = Board::from_fen("4k3/8/8/8/8/5N2/PPP5/1K6 b - - 0 1").unwrap();
     assert_eq!(ev.trace(&b).coef[params::ix::TEMPO], -1);
 }
+
+#[test]
+fn cpu_dispatched_evaluation_equals_the_portable_one() {
+    // `evaluate` runs the copy compiled for `popcnt` where the CPU has it; both copies
+    // must give the same number, or the bench signature would depend on the CPU. A
+    // fresh evaluator for each copy, so neither reads the other's pawn hash entries.
+    let mut dispatched = Evaluator::new(1 << 20);
+    let mut portable = Evaluator::new(1 << 20);
+    let boards = all_boards();
+    assert!(boards.len() >= 3000, "only {} positions", boards.len());
+    for b in &boards {
+        assert_eq!(
+            dispatched.evaluate(b),
+            portable.evaluate_portable(b),
+            "{}",
+            b.to_fen()
+        );
+    }
+}
