@@ -14,7 +14,7 @@ use crate::game::{Opponent, OpponentClass};
 use crate::ics::{
     move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer,
 };
-use crate::options::Options;
+use crate::options::{Options, Source};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
@@ -219,6 +219,22 @@ impl Recorder {
 
 const FAR: Duration = Duration::from_secs(86_400);
 
+/// Sets `level` in `opts` to a game's own time control (sudden death, or with an
+/// increment), so the engine reasons with the server's clock rules and not with the
+/// console's default. Returns false, and leaves `level` as it was, when the control
+/// is unknown (neither time nor increment).
+pub fn set_game_level(opts: &mut Options, initial_secs: u64, increment_secs: u64) -> bool {
+    if initial_secs == 0 && increment_secs == 0 {
+        return false;
+    }
+    let level = format!(
+        "0 {}:{:02} {increment_secs}",
+        initial_secs / 60,
+        initial_secs % 60
+    );
+    opts.set_from(Source::Runtime, "level", &level).is_ok()
+}
+
 fn placement_side_equal(b: &Board, s: &Style12) -> bool {
     let fen = b.to_fen();
     let mut it = fen.split(' ');
@@ -371,6 +387,31 @@ impl Task {
         self.brain_position(true);
     }
 
+    /// The board states the game's time control. A resumed game announces itself
+    /// (`{Game 1 (..) Continuing ..}`) before its `Creating:` line, and a game seen
+    /// first by its board has no announcement at all: the game then started with an
+    /// unknown control, and the engine would have planned with the console's default
+    /// (an increment this game does not have). The board's control wins.
+    fn adopt_board_time_control(&mut self, s: &Style12) {
+        let (m, i) = (s.initial_minutes, s.increment_secs);
+        if (m, i) == (0, 0) || (m, i) == (self.s.minutes, self.s.increment) {
+            return;
+        }
+        info!(
+            game = self.s.game,
+            "time control from the board: {m} {i} (the announcement gave {} {})",
+            self.s.minutes,
+            self.s.increment
+        );
+        self.s.minutes = m;
+        self.s.increment = i;
+        if set_game_level(&mut self.s.opts, m as u64 * 60, i as u64) {
+            if let Some(b) = &self.brain {
+                b.send(BrainCmd::Configure(Box::new(self.s.opts.clone())));
+            }
+        }
+    }
+
     fn request_moves(&mut self, why: &str) {
         if self.awaiting_moves.is_none() {
             info!(game = self.s.game, "re-synchronising from `moves`: {why}");
@@ -381,6 +422,9 @@ impl Task {
     }
 
     fn on_board(&mut self, s: Box<Style12>, at: Instant) {
+        if self.last.is_none() {
+            self.adopt_board_time_control(&s);
+        }
         if self.last.is_none() && self.s.clock_unit.is_none() {
             self.unit = crate::ics::server::guess_clock_unit(
                 s.initial_minutes,
@@ -1166,7 +1210,10 @@ pub async fn run(
         tokio::select! {
             inp = input.recv() => match inp {
                 None | Some(GameInput::ConnectionLost) => break None,
-                Some(GameInput::Options(o)) => {
+                Some(GameInput::Options(mut o)) => {
+                    // The daemon's options carry the console's `level`; this game
+                    // keeps its own.
+                    set_game_level(&mut o, t.s.minutes as u64 * 60, t.s.increment as u64);
                     t.talk.levels = Levels::from_options(&o);
                     t.tournament = o.text("mode") == "tournament";
                     if let Some(b) = &t.brain {

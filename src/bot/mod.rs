@@ -798,7 +798,9 @@ impl Daemon {
             }
         }
         let mut opts = st.opts.clone();
-        let _ = opts.set_from(Source::Runtime, "level", &format!("0 {minutes} {inc}"));
+        // Unknown here for a resumed game, whose `Creating:` line comes after its
+        // start: the game task takes the control from the first board.
+        game::set_game_level(&mut opts, minutes as u64 * 60, inc as u64);
         // The opponent's class and talk (nothing list-based in tournament mode).
         let computer = st.computers.contains(&opponent.to_ascii_lowercase());
         let class = if tournament(&st.opts) {

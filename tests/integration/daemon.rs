@@ -382,6 +382,15 @@ async fn resumed_claim(icc: bool) {
     };
     let r = start("claim", cfg, &[], |_| {}).await;
     let s = r.srv.wait_results(1, Duration::from_secs(40)).await;
+    // The record is appended after the server's result.
+    let mut pgn = String::new();
+    for _ in 0..200 {
+        pgn = std::fs::read_to_string(r.dir.join("games.pgn")).unwrap_or_default();
+        if pgn.contains("[Result \"1/2-1/2\"]") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
     assert!(
         stats.commands.iter().any(|c| c == &format!("match {OPP}")),
@@ -396,6 +405,11 @@ async fn resumed_claim(icc: bool) {
     );
     assert!(s.results[0].1.contains("repetition"), "{s:?}");
     assert_clean(&stats);
+    // The resumed game announces itself before its `Creating:` line: its time
+    // control (1 0, no increment) still comes from the server, not the console's
+    // default level, which has an increment (issue of a real lasker game: 3-4 s a
+    // move spent from 25 s left).
+    assert!(pgn.contains("[TimeControl \"60+0\"]"), "{pgn}");
 }
 
 on_both!(

@@ -11,7 +11,6 @@ use crate::bot::game::{self, GameInput, GameOutcome, GameSetup};
 use crate::chess::{Board, Color, Move};
 use crate::ics::{GameEnd, MoveList, ServerCommand, ServerEvent, ServerKind, ServerProfile};
 use crate::lichess::{GameEvent, GameFull, GameState, Ndjson, Room};
-use crate::options::Source;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -239,10 +238,11 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     }
     let mut opts = sh.opts.clone();
     let (minutes, increment) = ((initial_ms / 60_000) as u32, (inc_ms / 1000) as u32);
-    let _ = opts.set_from(
-        Source::Runtime,
-        "level",
-        &format!("0 {minutes} {increment}"),
+    // Whole seconds: a half-minute game is not "0 minutes".
+    super::super::game::set_game_level(
+        &mut opts,
+        (initial_ms / 1000) as u64,
+        (inc_ms / 1000) as u64,
     );
     let class = sh.lists.classify(&opponent, computer);
     let profile = ServerProfile::new(ServerKind::Fics);
