@@ -1288,3 +1288,33 @@ pub async fn run(
         setup: t.s,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_level_is_the_games_own_control_or_left_alone() {
+        let mut o = Options::new();
+        let default = o.level();
+        // Unknown (a resumed game before its Creating: line): nothing changes.
+        assert!(!set_game_level(&mut o, 0, 0));
+        assert_eq!(o.level(), default);
+        // A half-minute game is not "0 minutes".
+        assert!(set_game_level(&mut o, 30, 0));
+        let tc = o.level();
+        assert_eq!(
+            (tc.moves, tc.base, tc.inc),
+            (0, Duration::from_secs(30), Duration::ZERO)
+        );
+        // A 0 12 game: no base time, an increment.
+        assert!(set_game_level(&mut o, 0, 12));
+        let tc = o.level();
+        assert_eq!(
+            (tc.moves, tc.base, tc.inc),
+            (0, Duration::ZERO, Duration::from_secs(12))
+        );
+        assert!(set_game_level(&mut o, 150, 2));
+        assert_eq!(o.level().base, Duration::from_secs(150));
+    }
+}
