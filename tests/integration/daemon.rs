@@ -692,6 +692,33 @@ fn summary(label: &str, stats: &FakeStats, reps: &[GameReport], panics: usize) {
 
 use std::collections::HashMap;
 
+/// Reaction to the board: a node limit of 1 makes every move instant, so the time
+/// from a board's arrival to our move on the wire is the daemon's own share.
+async fn measure_reaction(label: &str, icc: bool) {
+    let cfg = FakeConfig {
+        games: 3,
+        max_plies: 40,
+        icc,
+        ..Default::default()
+    };
+    let tag = if icc { "icc-react" } else { "react" };
+    let r = start(tag, cfg, &["sn=1"], |_| {}).await;
+    r.srv.wait_results(3, Duration::from_secs(60)).await;
+    let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
+    let mut react: Vec<f64> = reports(&evs)
+        .iter()
+        .flat_map(|r| r.stats.reactions.iter().map(|x| x.0))
+        .collect();
+    react.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    println!(
+        "{label}reaction board -> instant move: {} moves, median {:.2} ms, 90% {:.2} ms, max {:.2} ms",
+        react.len(),
+        react[react.len() / 2],
+        react[react.len() * 9 / 10],
+        react[react.len() - 1]
+    );
+}
+
 /// The measurement of the issue: 50 games at 1 0 and 10 at 2 12 against the fake
 /// server's engine (adjudicated as draws after 60 and 30 plies), run side by side;
 /// then the reaction time to a board with an instant move, and the process's memory
@@ -724,27 +751,7 @@ async fn measure_daemon() {
             assert_eq!(*p, 0);
         }
     }
-    // Reaction: a node limit of 1 makes every move instant; board in -> move out.
-    let cfg = FakeConfig {
-        games: 3,
-        max_plies: 40,
-        ..Default::default()
-    };
-    let r = start("react", cfg, &["sn=1"], |_| {}).await;
-    r.srv.wait_results(3, Duration::from_secs(60)).await;
-    let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
-    let mut react: Vec<f64> = reports(&evs)
-        .iter()
-        .flat_map(|r| r.stats.reactions.iter().map(|x| x.0))
-        .collect();
-    react.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!(
-        "reaction board -> instant move: {} moves, median {:.2} ms, 90% {:.2} ms, max {:.2} ms",
-        react.len(),
-        react[react.len() / 2],
-        react[react.len() * 9 / 10],
-        react[react.len() - 1]
-    );
+    measure_reaction("", false).await;
     // Idle: logged in, no games, for 10 s.
     let cfg = FakeConfig {
         games: 0,
@@ -790,27 +797,7 @@ async fn measure_daemon_icc() {
     summary(&format!("ICC {n1} x 1 0"), &a.0, &a.1, a.2);
     summary(&format!("ICC {n2} x 2 12"), &b.0, &b.1, b.2);
     println!("series wall time {:.0} s", t0.elapsed().as_secs_f64());
-    let cfg = FakeConfig {
-        games: 3,
-        max_plies: 40,
-        icc: true,
-        ..Default::default()
-    };
-    let r = start("icc-react", cfg, &["sn=1"], |_| {}).await;
-    r.srv.wait_results(3, Duration::from_secs(60)).await;
-    let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
-    let mut react: Vec<f64> = reports(&evs)
-        .iter()
-        .flat_map(|r| r.stats.reactions.iter().map(|x| x.0))
-        .collect();
-    react.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    println!(
-        "ICC reaction board -> instant move: {} moves, median {:.2} ms, 90% {:.2} ms, max {:.2} ms",
-        react.len(),
-        react[react.len() / 2],
-        react[react.len() * 9 / 10],
-        react[react.len() - 1]
-    );
+    measure_reaction("ICC ", true).await;
     for (s, _, p) in [&a, &b] {
         assert_clean(s);
         assert_eq!(*p, 0);
