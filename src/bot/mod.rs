@@ -118,6 +118,22 @@ pub struct GameReport {
     pub stats: GameStats,
 }
 
+impl GameReport {
+    /// The report of a finished game task (FICS, ICC and Lichess alike).
+    pub fn new(out: GameOutcome, result: String, reason: String) -> GameReport {
+        GameReport {
+            game: out.setup.game,
+            white: out.setup.white,
+            black: out.setup.black,
+            our_color: out.setup.our_color,
+            result,
+            reason,
+            plies: out.plies,
+            stats: out.stats,
+        }
+    }
+}
+
 /// What the daemon tells its subscribers.
 #[derive(Clone, Debug)]
 pub enum BotEvent {
@@ -962,16 +978,9 @@ impl Daemon {
             }
         }
         self.record_result(&out, &result, &reason, &st.opts).await;
-        self.emit(BotEvent::GameEnded(Box::new(GameReport {
-            game: out.setup.game,
-            white: out.setup.white.clone(),
-            black: out.setup.black.clone(),
-            our_color: out.setup.our_color,
-            result,
-            reason,
-            plies: out.plies,
-            stats: out.stats,
-        })));
+        self.emit(BotEvent::GameEnded(Box::new(GameReport::new(
+            out, result, reason,
+        ))));
         let _ = w;
     }
 

@@ -647,14 +647,5 @@ async fn finish(out: super::game::GameOutcome, archive: &Archive) -> GameReport 
         }
     })
     .await;
-    GameReport {
-        game: out.setup.game,
-        white: out.setup.white.clone(),
-        black: out.setup.black.clone(),
-        our_color: out.setup.our_color,
-        result,
-        reason,
-        plies: out.plies,
-        stats: out.stats,
-    }
+    GameReport::new(out, result, reason)
 }
