@@ -114,6 +114,8 @@ struct Frame {
     mv: Move,
     /// Square of a capture made at this ply (for recapture extensions).
     capture_to: Option<crate::chess::Square>,
+    /// Double extensions on the path from the root to this node.
+    double_exts: u8,
 }
 
 impl Default for Frame {
@@ -125,6 +127,7 @@ impl Default for Frame {
             cont: CONT_NONE,
             mv: Move::NULL,
             capture_to: None,
+            double_exts: 0,
         }
     }
 }
@@ -820,6 +823,7 @@ impl Worker {
                 self.stack[si].mv = Move::NULL;
                 self.stack[si].cont = CONT_NONE;
                 self.stack[si].capture_to = None;
+                self.stack[si + 1].double_exts = self.stack[si].double_exts;
                 self.board.make_null_move();
                 let v = -self.negamax(-beta, -beta + 1, depth - r, ply + 1, !cut_node, false);
                 self.board.unmake_null_move();
@@ -954,7 +958,8 @@ impl Worker {
                 }
             }
 
-            // Extensions (at most one ply).
+            // Extensions: one ply, two for a clearly singular move, minus one for a hash
+            // move that is not singular while another move also beats beta.
             let mut ext = 0;
             if !root && (ply as i32) < 2 * self.completed_depth.max(depth) + 8 {
                 if depth >= 8
@@ -975,10 +980,19 @@ impl Worker {
                         return 0;
                     }
                     if v < sbeta {
+                        // Singular; by a wide margin outside PV nodes, two plies
+                        // (a few times per path at most).
                         ext = 1;
+                        if !pv_node && v < sbeta - 20 && self.stack[si].double_exts < 6 {
+                            ext = 2;
+                        }
                     } else if sbeta >= beta {
                         // Multi-cut: several moves beat beta.
                         return sbeta;
+                    } else if h.score >= beta {
+                        // Another move also beats the singular bound, and the hash
+                        // move was expected to cut: search it less deep.
+                        ext = -1;
                     }
                 }
                 let ex = &self.config.extensions;
@@ -1015,6 +1029,7 @@ impl Worker {
             self.stack[si].mv = m;
             self.stack[si].cont = cur;
             self.stack[si].capture_to = if is_capture { Some(m.to()) } else { None };
+            self.stack[si + 1].double_exts = self.stack[si].double_exts + (ext >= 2) as u8;
             let nodes_before = self.nodes;
             self.board.make_move(m);
             self.tt().prefetch(self.board.key());
