@@ -21,7 +21,17 @@ pub struct Histories {
     cont: Vec<i16>,
     /// Counter moves: [previous piece * 64 + previous to].
     counter: Vec<Move>,
+    /// Correction of the static evaluation by pawn structure: [colour][pawn key
+    /// slot], the running mean of (search score - static evaluation) in 1/256 pawn.
+    corr: Vec<i16>,
 }
+
+/// Slots per colour in the correction table.
+const CORR_SLOTS: usize = 16384;
+/// Fixed-point unit of correction entries (1/256 centipawn).
+const CORR_GRAIN: i32 = 256;
+/// Largest correction, 96 centipawns.
+const CORR_LIMIT: i32 = 96 * CORR_GRAIN;
 
 impl Default for Histories {
     fn default() -> Self {
@@ -52,6 +62,7 @@ impl Histories {
             capture: vec![0; 12 * 64 * 6],
             cont: vec![0; 769 * 768],
             counter: vec![Move::NULL; 769],
+            corr: vec![0; 2 * CORR_SLOTS],
         }
     }
 
@@ -60,6 +71,30 @@ impl Histories {
         self.capture.fill(0);
         self.cont.fill(0);
         self.counter.fill(Move::NULL);
+        self.corr.fill(0);
+    }
+
+    #[inline(always)]
+    fn corr_slot(side: usize, pawn_key: u64) -> usize {
+        side * CORR_SLOTS + (pawn_key as usize & (CORR_SLOTS - 1))
+    }
+
+    /// The static evaluation `raw` corrected by what searches of positions with the
+    /// same pawns and side to move found.
+    #[inline(always)]
+    pub fn corrected_eval(&self, side: usize, pawn_key: u64, raw: i32) -> i32 {
+        raw + self.corr[Self::corr_slot(side, pawn_key)] as i32 / CORR_GRAIN
+    }
+
+    /// Moves the correction of this pawn structure towards `diff` (search score minus
+    /// corrected static evaluation), weighted by the depth of the search.
+    pub fn update_corr(&mut self, side: usize, pawn_key: u64, diff: i32, depth: i32) {
+        let e = &mut self.corr[Self::corr_slot(side, pawn_key)];
+        let w = (depth + 1).clamp(1, 16);
+        let target =
+            *e as i32 + diff.clamp(-CORR_LIMIT / CORR_GRAIN, CORR_LIMIT / CORR_GRAIN) * CORR_GRAIN;
+        let v = (*e as i32 * (256 - w) + target * w) / 256;
+        *e = v.clamp(-CORR_LIMIT, CORR_LIMIT) as i16;
     }
 
     #[inline(always)]

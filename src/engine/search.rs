@@ -114,6 +114,8 @@ struct Frame {
     mv: Move,
     /// Square of a capture made at this ply (for recapture extensions).
     capture_to: Option<crate::chess::Square>,
+    /// Double extensions on the path from the root to this node.
+    double_exts: u8,
 }
 
 impl Default for Frame {
@@ -125,6 +127,7 @@ impl Default for Frame {
             cont: CONT_NONE,
             mv: Move::NULL,
             capture_to: None,
+            double_exts: 0,
         }
     }
 }
@@ -604,6 +607,15 @@ impl Worker {
         }
     }
 
+    /// The static evaluation `raw` with the correction history applied, kept clear of
+    /// mate scores.
+    #[inline(always)]
+    fn correct(&self, side: usize, pawn_key: u64, raw: i32) -> i32 {
+        self.hist
+            .corrected_eval(side, pawn_key, raw)
+            .clamp(-MATE_IN_MAX + 1, MATE_IN_MAX - 1)
+    }
+
     /// Continuation indices of the moves one and two plies before the node at stack
     /// index `si`.
     #[inline(always)]
@@ -748,15 +760,19 @@ impl Worker {
             }
         }
 
-        // Static evaluation.
-        let (static_eval, eval) = if in_check {
-            (NO_EVAL, NO_EVAL)
+        // Static evaluation: `raw_eval` is the evaluator's (kept in the table),
+        // `static_eval` that corrected by the pawn-structure correction history.
+        let side = self.board.side_to_move().index();
+        let pawn_key = self.board.pawn_key();
+        let (raw_eval, static_eval, eval) = if in_check {
+            (NO_EVAL, NO_EVAL, NO_EVAL)
         } else if let Some(h) = hit {
-            let se = if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX {
+            let raw = if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX {
                 h.eval
             } else {
                 self.eval.evaluate(&self.board)
             };
+            let se = self.correct(side, pawn_key, raw);
             let mut e = se;
             if h.score.abs() < MATE_IN_MAX
                 && (h.bound == BOUND_EXACT
@@ -765,13 +781,14 @@ impl Worker {
             {
                 e = h.score;
             }
-            (se, e)
+            (raw, se, e)
         } else if !excluded.is_null() {
             let se = self.stack[si].static_eval;
-            (se, se)
+            (se, se, se)
         } else {
-            let se = self.eval.evaluate(&self.board);
-            (se, se)
+            let raw = self.eval.evaluate(&self.board);
+            let se = self.correct(side, pawn_key, raw);
+            (raw, se, se)
         };
         self.stack[si].static_eval = static_eval;
         let improving = !in_check
@@ -806,6 +823,7 @@ impl Worker {
                 self.stack[si].mv = Move::NULL;
                 self.stack[si].cont = CONT_NONE;
                 self.stack[si].capture_to = None;
+                self.stack[si + 1].double_exts = self.stack[si].double_exts;
                 self.board.make_null_move();
                 let v = -self.negamax(-beta, -beta + 1, depth - r, ply + 1, !cut_node, false);
                 self.board.unmake_null_move();
@@ -842,7 +860,6 @@ impl Worker {
         } else {
             MovePicker::new(&self.board, tt_move, killers, prevs, &self.hist)
         };
-        let side = self.board.side_to_move().index();
         let us = self.board.side_to_move();
 
         let mut best = -INF;
@@ -941,7 +958,8 @@ impl Worker {
                 }
             }
 
-            // Extensions (at most one ply).
+            // Extensions: one ply, two for a clearly singular move, minus one for a hash
+            // move that is not singular while another move also beats beta.
             let mut ext = 0;
             if !root && (ply as i32) < 2 * self.completed_depth.max(depth) + 8 {
                 if depth >= 8
@@ -962,10 +980,19 @@ impl Worker {
                         return 0;
                     }
                     if v < sbeta {
+                        // Singular; by a wide margin outside PV nodes, two plies
+                        // (a few times per path at most).
                         ext = 1;
+                        if !pv_node && v < sbeta - 20 && self.stack[si].double_exts < 6 {
+                            ext = 2;
+                        }
                     } else if sbeta >= beta {
                         // Multi-cut: several moves beat beta.
                         return sbeta;
+                    } else if h.score >= beta {
+                        // Another move also beats the singular bound, and the hash
+                        // move was expected to cut: search it less deep.
+                        ext = -1;
                     }
                 }
                 let ex = &self.config.extensions;
@@ -1002,6 +1029,7 @@ impl Worker {
             self.stack[si].mv = m;
             self.stack[si].cont = cur;
             self.stack[si].capture_to = if is_capture { Some(m.to()) } else { None };
+            self.stack[si + 1].double_exts = self.stack[si].double_exts + (ext >= 2) as u8;
             let nodes_before = self.nodes;
             self.board.make_move(m);
             self.tt().prefetch(self.board.key());
@@ -1191,7 +1219,20 @@ impl Worker {
                 BOUND_UPPER
             };
             self.tt()
-                .store(key, ply, best_move, best, static_eval, depth, bound, tt_pv);
+                .store(key, ply, best_move, best, raw_eval, depth, bound, tt_pv);
+            // Correction history: learn how far the static evaluation of this pawn
+            // structure is from what the search found, when the bound says so and
+            // the best move was quiet.
+            if !in_check
+                && !root
+                && best.abs() < MATE_IN_MAX
+                && (best_move.is_null() || best_move.is_quiet())
+                && !(bound == BOUND_LOWER && best <= static_eval)
+                && !(bound == BOUND_UPPER && best >= static_eval)
+            {
+                self.hist
+                    .update_corr(side, pawn_key, best - static_eval, depth);
+            }
         }
         best
     }
@@ -1248,14 +1289,18 @@ impl Worker {
         let si = ply + STACK_OFFSET;
         let mut best;
         let static_eval;
+        let raw_eval;
         if in_check {
             best = -INF;
             static_eval = NO_EVAL;
+            raw_eval = NO_EVAL;
         } else {
-            static_eval = match hit {
+            raw_eval = match hit {
                 Some(h) if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX => h.eval,
                 _ => self.eval.evaluate(&self.board),
             };
+            let side = self.board.side_to_move().index();
+            static_eval = self.correct(side, self.board.pawn_key(), raw_eval);
             best = static_eval;
             if let Some(h) = hit {
                 if h.score.abs() < MATE_IN_MAX
@@ -1268,16 +1313,8 @@ impl Worker {
             }
             if best >= beta {
                 if hit.is_none() {
-                    self.tt().store(
-                        key,
-                        ply,
-                        Move::NULL,
-                        best,
-                        static_eval,
-                        -1,
-                        BOUND_LOWER,
-                        false,
-                    );
+                    self.tt()
+                        .store(key, ply, Move::NULL, best, raw_eval, -1, BOUND_LOWER, false);
                 }
                 return best;
             }
@@ -1395,7 +1432,7 @@ impl Worker {
             BOUND_UPPER
         };
         self.tt()
-            .store(key, ply, best_move, best, static_eval, 0, bound, false);
+            .store(key, ply, best_move, best, raw_eval, 0, bound, false);
         best
     }
 
