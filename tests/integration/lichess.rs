@@ -12,6 +12,14 @@ use proptest::prelude::*;
 use std::path::Path;
 use std::time::Duration;
 
+/// Waits (up to 20 s) for the daemon to open its event stream on the fake.
+async fn event_stream_opened(fake: &FakeLichess) -> bool {
+    fake.wait_for(Duration::from_secs(20), |s, _| {
+        s.requests.iter().any(|r| r.1 == "/api/stream/event")
+    })
+    .await
+}
+
 fn settings(url: &str, dir: &Path, token: &str, extra: &[&str]) -> kibitzer::settings::Settings {
     let mut cli: Vec<String> = vec![
         "ics.enabled=off".into(),
@@ -53,11 +61,7 @@ impl Bot {
         let status = d.status();
         let handle = tokio::spawn(d.run());
         assert!(
-            fake.wait_for(Duration::from_secs(20), |s, _| s
-                .requests
-                .iter()
-                .any(|r| r.1 == "/api/stream/event"))
-                .await,
+            event_stream_opened(&fake).await,
             "the event stream is opened"
         );
         Bot {
@@ -545,11 +549,7 @@ async fn lichess_and_fics_in_one_daemon() {
     let control = d.control();
     let handle = tokio::spawn(d.run());
     assert!(
-        fake.wait_for(Duration::from_secs(20), |s, _| s
-            .requests
-            .iter()
-            .any(|r| r.1 == "/api/stream/event"))
-            .await,
+        event_stream_opened(&fake).await,
         "the Lichess event stream is opened"
     );
     fake.challenge(ChallengeSpec::standard("both1", 60, 0, Color::White));
