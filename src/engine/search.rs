@@ -142,6 +142,20 @@ pub struct RootMove {
     pub nodes: u64,
 }
 
+/// A quiescence node's result so far: best score, lower window bound, best move.
+struct QBest {
+    score: i32,
+    alpha: i32,
+    mv: Move,
+}
+
+/// What a quiescence move did to its node.
+enum QStep {
+    Next,
+    Cutoff,
+    Stopped,
+}
+
 /// What one thread contributes to the final choice.
 #[derive(Clone, Debug)]
 pub struct ThreadResult {
@@ -1330,12 +1344,16 @@ impl Worker {
             prevs,
             &self.hist,
         );
-        let mut best_move = Move::NULL;
+        let mut node = QBest {
+            score: best,
+            alpha,
+            mv: Move::NULL,
+        };
         let mut searched = 0;
         let futility_base = if in_check { NO_EVAL } else { static_eval + 180 };
         let check_info = self.board.check_info();
         while let Some(m) = picker.next(&self.board, &self.hist) {
-            if !in_check && best > -MATE_IN_MAX {
+            if !in_check && node.score > -MATE_IN_MAX {
                 // Delta pruning: even winning the piece cannot reach alpha.
                 if m.is_capture()
                     && !m.is_promotion()
@@ -1348,8 +1366,8 @@ impl Worker {
                             .piece_at(m.to())
                             .map_or(PieceType::Pawn, |p| p.kind())
                     };
-                    if futility_base + PIECE_VALUES[victim.index()] <= alpha {
-                        best = best.max(futility_base + PIECE_VALUES[victim.index()]);
+                    if futility_base + PIECE_VALUES[victim.index()] <= node.alpha {
+                        node.score = node.score.max(futility_base + PIECE_VALUES[victim.index()]);
                         continue;
                     }
                 }
@@ -1357,40 +1375,18 @@ impl Worker {
                     continue;
                 }
             }
-            let cur = self
-                .board
-                .piece_at(m.from())
-                .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
-            self.stack[si].mv = m;
-            self.stack[si].cont = cur;
-            self.stack[si].capture_to = if m.is_capture() { Some(m.to()) } else { None };
-            self.board.make_move(m);
-            self.tt().prefetch(self.board.key());
             searched += 1;
-            let v = -self.qsearch(-beta, -alpha, ply + 1, pv_node, qdepth + 1);
-            self.board.unmake_move();
-            if self.stopped {
-                return 0;
-            }
-            if v > best {
-                best = v;
-                if v > alpha {
-                    best_move = m;
-                    if pv_node {
-                        self.update_pv(ply, m);
-                    }
-                    if v >= beta {
-                        break;
-                    }
-                    alpha = v;
-                }
+            match self.qsearch_move(m, si, ply, pv_node, qdepth, beta, &mut node) {
+                QStep::Stopped => return 0,
+                QStep::Cutoff => break,
+                QStep::Next => {}
             }
         }
         if in_check && searched == 0 {
             return -MATE + ply as i32;
         }
         // First quiescence ply: quiet checks that do not lose material too.
-        if !in_check && qdepth == 0 && best < beta && self.config.qsearch_checks {
+        if !in_check && qdepth == 0 && node.score < beta && self.config.qsearch_checks {
             let mut quiets = MoveList::new();
             self.board
                 .generate_moves(crate::chess::GenType::Quiets, &mut quiets);
@@ -1398,42 +1394,65 @@ impl Worker {
                 if !self.board.gives_check_fast(&check_info, m) || !self.board.see_ge(m, 0) {
                     continue;
                 }
-                let cur = self
-                    .board
-                    .piece_at(m.from())
-                    .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
-                self.stack[si].mv = m;
-                self.stack[si].cont = cur;
-                self.stack[si].capture_to = None;
-                self.board.make_move(m);
-                let v = -self.qsearch(-beta, -alpha, ply + 1, pv_node, qdepth + 1);
-                self.board.unmake_move();
-                if self.stopped {
-                    return 0;
-                }
-                if v > best {
-                    best = v;
-                    if v > alpha {
-                        best_move = m;
-                        if pv_node {
-                            self.update_pv(ply, m);
-                        }
-                        if v >= beta {
-                            break;
-                        }
-                        alpha = v;
-                    }
+                match self.qsearch_move(m, si, ply, pv_node, qdepth, beta, &mut node) {
+                    QStep::Stopped => return 0,
+                    QStep::Cutoff => break,
+                    QStep::Next => {}
                 }
             }
         }
-        let bound = if best >= beta {
+        let bound = if node.score >= beta {
             BOUND_LOWER
         } else {
             BOUND_UPPER
         };
         self.tt()
-            .store(key, ply, best_move, best, raw_eval, 0, bound, false);
-        best
+            .store(key, ply, node.mv, node.score, raw_eval, 0, bound, false);
+        node.score
+    }
+
+    /// One move of the quiescence search at stack index `si`: made, searched, unmade,
+    /// and its value taken into `node` (best score, window, best move and PV).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn qsearch_move(
+        &mut self,
+        m: Move,
+        si: usize,
+        ply: usize,
+        pv_node: bool,
+        qdepth: i32,
+        beta: i32,
+        node: &mut QBest,
+    ) -> QStep {
+        let cur = self
+            .board
+            .piece_at(m.from())
+            .map_or(CONT_NONE, |p| cont_idx(p, m.to()));
+        self.stack[si].mv = m;
+        self.stack[si].cont = cur;
+        self.stack[si].capture_to = if m.is_capture() { Some(m.to()) } else { None };
+        self.board.make_move(m);
+        self.tt().prefetch(self.board.key());
+        let v = -self.qsearch(-beta, -node.alpha, ply + 1, pv_node, qdepth + 1);
+        self.board.unmake_move();
+        if self.stopped {
+            return QStep::Stopped;
+        }
+        if v > node.score {
+            node.score = v;
+            if v > node.alpha {
+                node.mv = m;
+                if pv_node {
+                    self.update_pv(ply, m);
+                }
+                if v >= beta {
+                    return QStep::Cutoff;
+                }
+                node.alpha = v;
+            }
+        }
+        QStep::Next
     }
 
     /// The move to ponder on after `best`: the PV's second move, or the hash move of
