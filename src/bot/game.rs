@@ -31,7 +31,8 @@ pub struct GameSetup {
     pub black_rating: Option<i32>,
     pub rated: bool,
     pub kind: String,
-    pub minutes: u32,
+    /// Initial time in seconds (a Lichess game may start with half a minute).
+    pub initial_secs: u32,
     pub increment: u32,
     /// A resumed (adjourned) game.
     pub continuing: bool,
@@ -306,7 +307,7 @@ impl Task {
     fn clock_ms(&self, side: Color) -> i64 {
         match &self.last {
             Some(s) => self.unit.millis(s.clock(side)),
-            None => self.s.minutes as i64 * 60_000,
+            None => self.s.initial_secs as i64 * 1000,
         }
     }
 
@@ -394,16 +395,16 @@ impl Task {
     /// (an increment this game does not have). The board's control wins.
     fn adopt_board_time_control(&mut self, s: &Style12) {
         let (m, i) = (s.initial_minutes, s.increment_secs);
-        if (m, i) == (0, 0) || (m, i) == (self.s.minutes, self.s.increment) {
+        if (m, i) == (0, 0) || (m * 60, i) == (self.s.initial_secs, self.s.increment) {
             return;
         }
         info!(
             game = self.s.game,
-            "time control from the board: {m} {i} (the announcement gave {} {})",
-            self.s.minutes,
+            "time control from the board: {m} {i} (the announcement gave {} s + {} s)",
+            self.s.initial_secs,
             self.s.increment
         );
-        self.s.minutes = m;
+        self.s.initial_secs = m * 60;
         self.s.increment = i;
         if set_game_level(&mut self.s.opts, m as u64 * 60, i as u64) {
             if let Some(b) = &self.brain {
@@ -631,7 +632,7 @@ impl Task {
         if ok {
             // Clocks for the plies we did not see (a resumed game): from the listed
             // move times, the initial time and the increment.
-            let mut clock = [self.s.minutes as i64 * 60_000; 2];
+            let mut clock = [self.s.initial_secs as i64 * 1000; 2];
             let inc = self.s.increment as i64 * 1000;
             for (i, t) in ml.times.iter().enumerate().take(list.len()) {
                 let side = i % 2;
@@ -966,7 +967,7 @@ impl Task {
         }
         g.set_tag(
             "TimeControl",
-            &format!("{}+{}", self.s.minutes * 60, self.s.increment),
+            &format!("{}+{}", self.s.initial_secs, self.s.increment),
         );
         g.set_tag(
             "Termination",
@@ -1213,7 +1214,7 @@ pub async fn run(
                 Some(GameInput::Options(mut o)) => {
                     // The daemon's options carry the console's `level`; this game
                     // keeps its own.
-                    set_game_level(&mut o, t.s.minutes as u64 * 60, t.s.increment as u64);
+                    set_game_level(&mut o, t.s.initial_secs as u64, t.s.increment as u64);
                     t.talk.levels = Levels::from_options(&o);
                     t.tournament = o.text("mode") == "tournament";
                     if let Some(b) = &t.brain {

@@ -853,7 +853,7 @@ impl Daemon {
             black_rating: br,
             rated,
             kind: gkind,
-            minutes,
+            initial_secs: minutes * 60,
             increment: inc,
             continuing,
             server: host.to_string(),

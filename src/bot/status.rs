@@ -388,10 +388,10 @@ impl LiveGame {
             class: class_name(setup.class).into(),
             rated: setup.rated,
             kind: setup.kind.clone(),
-            time_control: format!("{}+{}", setup.minutes, setup.increment),
+            time_control: time_control_text(setup.initial_secs, setup.increment),
             fen: Board::startpos().to_fen(),
-            white_ms: setup.minutes as i64 * 60_000,
-            black_ms: setup.minutes as i64 * 60_000,
+            white_ms: setup.initial_secs as i64 * 1000,
+            black_ms: setup.initial_secs as i64 * 1000,
             board_unix_ms: unix_ms(),
             ..Default::default()
         }
@@ -427,6 +427,17 @@ pub fn class_name(c: crate::game::OpponentClass) -> &'static str {
     }
 }
 
+/// A game's control as the servers write it, minutes + increment seconds: `3+2`, and
+/// `0.5+0` for a Lichess half-minute game.
+pub fn time_control_text(initial_secs: u32, increment: u32) -> String {
+    if initial_secs % 60 == 0 {
+        format!("{}+{increment}", initial_secs / 60)
+    } else {
+        let m = format!("{:.2}", initial_secs as f64 / 60.0);
+        format!("{}+{increment}", m.trim_end_matches('0'))
+    }
+}
+
 pub fn color_name(c: Color) -> &'static str {
     match c {
         Color::White => "white",
@@ -437,6 +448,15 @@ pub fn color_name(c: Color) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn time_controls_in_minutes_even_under_one() {
+        assert_eq!(time_control_text(180, 2), "3+2");
+        assert_eq!(time_control_text(0, 12), "0+12");
+        assert_eq!(time_control_text(30, 0), "0.5+0");
+        assert_eq!(time_control_text(15, 0), "0.25+0");
+        assert_eq!(time_control_text(90, 1), "1.5+1");
+    }
 
     #[test]
     fn histogram_buckets_are_cumulative_with_inf_last() {

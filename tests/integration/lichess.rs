@@ -635,6 +635,10 @@ async fn lichess_first_move_rule_and_berserk() {
         assert!(!lost_on_time, "{r:?}");
         assert!(r.plies >= 2, "{r:?}");
     }
+    // The records carry the clock the bot played with, in whole seconds (half a
+    // minute is not "0").
+    let pgn = std::fs::read_to_string(bot.dir.join("games.pgn")).unwrap_or_default();
+    assert_eq!(pgn.matches("[TimeControl \"30+0\"]").count(), 2, "{pgn}");
     bot.stop().await;
 }
 

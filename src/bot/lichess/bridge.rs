@@ -237,13 +237,9 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         inc_ms = 0;
     }
     let mut opts = sh.opts.clone();
-    let (minutes, increment) = ((initial_ms / 60_000) as u32, (inc_ms / 1000) as u32);
     // Whole seconds: a half-minute game is not "0 minutes".
-    super::super::game::set_game_level(
-        &mut opts,
-        (initial_ms / 1000) as u64,
-        (inc_ms / 1000) as u64,
-    );
+    let (initial_secs, increment) = ((initial_ms / 1000) as u32, (inc_ms / 1000) as u32);
+    super::super::game::set_game_level(&mut opts, initial_secs as u64, increment as u64);
     let class = sh.lists.classify(&opponent, computer);
     let profile = ServerProfile::new(ServerKind::Fics);
     let setup = GameSetup {
@@ -256,7 +252,7 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         black_rating: full.black.rating,
         rated: full.rated,
         kind: full.speed.clone(),
-        minutes,
+        initial_secs,
         increment,
         continuing: !full.state.moves.trim().is_empty(),
         server: sh.host.clone(),
