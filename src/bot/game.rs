@@ -406,7 +406,7 @@ impl Task {
         );
         self.s.initial_secs = m * 60;
         self.s.increment = i;
-        if set_game_level(&mut self.s.opts, m as u64 * 60, i as u64) {
+        if set_game_level(&mut self.s.opts, self.s.initial_secs as u64, i as u64) {
             if let Some(b) = &self.brain {
                 b.send(BrainCmd::Configure(Box::new(self.s.opts.clone())));
             }

@@ -114,10 +114,9 @@ pub fn week_start(day: i64) -> i64 {
 /// `60+0` (seconds+increment, the PGN tag) as `1+0` (minutes+increment).
 pub fn time_control(tag: &str) -> String {
     let (base, inc) = tag.split_once('+').unwrap_or((tag, "0"));
-    match base.parse::<u32>() {
-        Ok(s) if s % 60 == 0 => format!("{}+{inc}", s / 60),
-        Ok(s) => format!("{:.1}+{inc}", s as f64 / 60.0),
-        Err(_) => tag.to_string(),
+    match (base.parse::<u32>(), inc.parse::<u32>()) {
+        (Ok(s), Ok(i)) => super::status::time_control_text(s, i),
+        _ => tag.to_string(),
     }
 }
 
