@@ -9,6 +9,10 @@
 //! One `Worker` per thread; threads share only the transposition table, the stop
 //! flag and node counters (Lazy SMP). Nothing here allocates once a search has
 //! started, except the principal variations copied into events.
+//!
+//! This file holds the worker, its per-search set-up and the helpers the parts share;
+//! `iterate` the root loop, `negamax` one node of the main search, `qsearch` the
+//! quiescence search, `reductions` the integer tables.
 
 use super::events::{Bound, EventSink, SearchEvent, SearchInfo, SearchResult};
 use super::limits::{SearchConfig, SearchLimits};
