@@ -96,10 +96,16 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     let inc_ms = c.increment.as_millis() as u64;
     let moves = match c.moves_to_go {
         Some(n) if n > 0 => n.min(40) as u64,
-        _ => {
+        _ if c.increment.is_zero() => {
             // Sudden death: assume the game lasts a while longer, less so late on.
             let ply = limits.game_ply as u64;
             40u64.saturating_sub(ply / 8).max(20)
+        }
+        _ => {
+            // Increment: the clock is refilled every move, so spend more of it early;
+            // late on a move costs about the increment.
+            let ply = limits.game_ply as u64;
+            28u64.saturating_sub(ply / 8).max(14)
         }
     };
     // Without increment and without a coming time control nothing is ever added to
@@ -161,6 +167,17 @@ pub fn soft_scale(best_changes: u32, score_drop: i32, stable_iterations: u32) ->
         pct = pct * 6 / 10;
     }
     pct
+}
+
+/// Soft-limit scaling by the best move's share of the root's nodes, in percent: a
+/// move that took nearly all the effort (nothing else came close) gets less time, one
+/// that shared it with its rivals more. From 60 % (all nodes) to 160 % (none).
+pub fn node_share_scale(best_move_nodes: u64, all_nodes: u64) -> u64 {
+    if all_nodes == 0 {
+        return 100;
+    }
+    let share = (best_move_nodes.min(all_nodes) * 100 / all_nodes).min(100);
+    160 - share
 }
 
 #[cfg(test)]
@@ -284,6 +301,30 @@ mod tests {
     }
 
     #[test]
+    fn increment_games_spend_early_and_settle_near_the_increment() {
+        // 10 s + 0.1 s: the first move out of book gets more than 1/30 of the clock.
+        let c = cfg(0, 50);
+        let b = allocate(&clock(10_000, 100, None), &c).unwrap();
+        assert!(b.soft > Duration::from_millis(10_000 / 30), "{b:?}");
+        // Played to 300 moves, each charged its soft target plus 10 ms of lag: the
+        // clock settles at a few increments and never runs out.
+        let mut left: u64 = 10_000;
+        let mut smallest = left;
+        for ply in (0..600).step_by(2) {
+            let mut l = clock(left, 100, None);
+            l.game_ply = ply;
+            let spent = allocate(&l, &c).unwrap().soft.as_millis() as u64 + 10;
+            assert!(
+                spent < left,
+                "ply {ply}: {spent} ms spent with {left} ms left"
+            );
+            left = left - spent + 100;
+            smallest = smallest.min(left);
+        }
+        assert!(smallest > 150, "the clock went down to {smallest} ms");
+    }
+
+    #[test]
     fn manual_clock_moves_only_when_told() {
         let c = ManualClock::default();
         assert_eq!(c.now(), Duration::ZERO);
@@ -298,5 +339,9 @@ mod tests {
         assert!(soft_scale(3, 0, 0) > 100);
         assert!(soft_scale(0, 60, 0) > 100);
         assert!(soft_scale(0, 0, 8) < 100);
+        assert_eq!(node_share_scale(95, 100), 65);
+        assert_eq!(node_share_scale(30, 100), 130);
+        assert_eq!(node_share_scale(0, 0), 100);
+        assert_eq!(node_share_scale(200, 100), 60);
     }
 }

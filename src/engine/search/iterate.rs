@@ -137,7 +137,13 @@ impl Worker {
                     break;
                 }
                 if let (Some(b), false) = (self.budget.filter(|b| !b.fixed), pondering) {
-                    let scale = soft_scale(best_changes, drop, stable);
+                    // The best move's share of this thread's nodes: a move that
+                    // took nearly all the effort needs less time, a contested one more.
+                    let mut scale = soft_scale(best_changes, drop, stable);
+                    if depth >= 6 {
+                        scale =
+                            scale * node_share_scale(self.root_moves[0].nodes, self.nodes) / 100;
+                    }
                     let soft = Duration::from_micros((b.soft.as_micros() as u64) * scale / 100)
                         .min(b.hard);
                     self.soft_stop_at = Some(soft);

@@ -17,7 +17,7 @@
 use super::events::{Bound, EventSink, SearchEvent, SearchInfo, SearchResult};
 use super::limits::{SearchConfig, SearchLimits};
 use super::movepick::{cont_idx, ContIdx, Histories, MovePicker, CONT_NONE};
-use super::time::{soft_scale, Clock, TimeBudget};
+use super::time::{node_share_scale, soft_scale, Clock, TimeBudget};
 use super::tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use crate::chess::{Board, Color, Move, MoveList, PieceType, Rank};
 use crate::egtb::{Tablebase, Wdl};
