@@ -396,6 +396,49 @@ impl Worker {
         self.shared().stop.store(true, Ordering::Relaxed);
     }
 
+    /// Counts a node, polls the clock now and then, and starts the node's PV empty,
+    /// so a parent never copies a stale line from an earlier sibling searched with a
+    /// null window. False when the search has been stopped.
+    #[inline(always)]
+    fn enter_node(&mut self, ply: usize, pv_node: bool) -> bool {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_limits();
+        }
+        if self.stopped {
+            return false;
+        }
+        self.pv_len[ply] = ply;
+        if pv_node && ply as i32 > self.seldepth {
+            self.seldepth = ply as i32;
+        }
+        true
+    }
+
+    /// The score of a node that needs no search: a draw by repetition, by material or
+    /// by the fifty-move rule (a mate on the hundredth half-move still counts), or the
+    /// static value at the ply limit.
+    #[inline(always)]
+    fn settled_score(&mut self, ply: usize, in_check: bool) -> Option<i32> {
+        if self.board.is_repetition(self.root_ply) || self.board.is_insufficient_material() {
+            return Some(self.draw_score(ply));
+        }
+        if self.board.halfmove_clock() >= 100 {
+            if !in_check || self.board.has_legal_move() {
+                return Some(self.draw_score(ply));
+            }
+            return Some(-MATE + ply as i32);
+        }
+        if ply >= MAX_PLY - 2 {
+            return Some(if in_check {
+                0
+            } else {
+                self.eval.evaluate(&self.board)
+            });
+        }
+        None
+    }
+
     #[inline(always)]
     fn draw_score(&self, ply: usize) -> i32 {
         // The draw score is the engine's (root side's) value of a draw.

@@ -22,36 +22,13 @@ impl Worker {
         if depth <= 0 {
             return self.qsearch(alpha, beta, ply, pv_node, 0);
         }
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            self.check_limits();
-        }
-        if self.stopped {
+        if !self.enter_node(ply, pv_node) {
             return 0;
-        }
-        // Every node starts with an empty PV, so a parent never copies a stale line
-        // from an earlier sibling searched with a null window.
-        self.pv_len[ply] = ply;
-        if pv_node && ply as i32 > self.seldepth {
-            self.seldepth = ply as i32;
         }
         let in_check = self.board.in_check();
         if !root {
-            if self.board.is_repetition(self.root_ply) || self.board.is_insufficient_material() {
-                return self.draw_score(ply);
-            }
-            if self.board.halfmove_clock() >= 100 {
-                if !in_check || self.board.has_legal_move() {
-                    return self.draw_score(ply);
-                }
-                return -MATE + ply as i32;
-            }
-            if ply >= MAX_PLY - 2 {
-                return if in_check {
-                    0
-                } else {
-                    self.eval.evaluate(&self.board)
-                };
+            if let Some(score) = self.settled_score(ply, in_check) {
+                return score;
             }
             // Mate distance pruning.
             alpha = alpha.max(-MATE + ply as i32);

@@ -28,33 +28,12 @@ impl Worker {
         pv_node: bool,
         qdepth: i32,
     ) -> i32 {
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            self.check_limits();
-        }
-        if self.stopped {
+        if !self.enter_node(ply, pv_node) {
             return 0;
         }
-        self.pv_len[ply] = ply;
-        if pv_node && ply as i32 > self.seldepth {
-            self.seldepth = ply as i32;
-        }
-        if self.board.is_repetition(self.root_ply) || self.board.is_insufficient_material() {
-            return self.draw_score(ply);
-        }
         let in_check = self.board.in_check();
-        if self.board.halfmove_clock() >= 100 {
-            if !in_check || self.board.has_legal_move() {
-                return self.draw_score(ply);
-            }
-            return -MATE + ply as i32;
-        }
-        if ply >= MAX_PLY - 2 {
-            return if in_check {
-                0
-            } else {
-                self.eval.evaluate(&self.board)
-            };
+        if let Some(score) = self.settled_score(ply, in_check) {
+            return score;
         }
         let key = self.board.key();
         let hit = self.tt().probe(key, ply);
