@@ -94,19 +94,14 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
         .saturating_sub(config.move_overhead);
     let usable_ms = usable.as_millis() as u64;
     let inc_ms = c.increment.as_millis() as u64;
+    let ply = limits.game_ply as u64;
     let moves = match c.moves_to_go {
         Some(n) if n > 0 => n.min(40) as u64,
-        _ if c.increment.is_zero() => {
-            // Sudden death: assume the game lasts a while longer, less so late on.
-            let ply = limits.game_ply as u64;
-            40u64.saturating_sub(ply / 8).max(20)
-        }
-        _ => {
-            // Increment: the clock is refilled every move, so spend more of it early;
-            // late on a move costs about the increment.
-            let ply = limits.game_ply as u64;
-            28u64.saturating_sub(ply / 8).max(14)
-        }
+        // Sudden death: assume the game lasts a while longer, less so late on.
+        _ if c.increment.is_zero() => 40u64.saturating_sub(ply / 8).max(20),
+        // Increment: the clock is refilled every move, so spend more of it early;
+        // late on a move costs about the increment.
+        _ => 28u64.saturating_sub(ply / 8).max(14),
     };
     // Without increment and without a coming time control nothing is ever added to
     // the clock, while every move still costs at least the overhead (lag, the
@@ -176,8 +171,7 @@ pub fn node_share_scale(best_move_nodes: u64, all_nodes: u64) -> u64 {
     if all_nodes == 0 {
         return 100;
     }
-    let share = (best_move_nodes.min(all_nodes) * 100 / all_nodes).min(100);
-    160 - share
+    160 - best_move_nodes.min(all_nodes) * 100 / all_nodes
 }
 
 #[cfg(test)]
