@@ -3,6 +3,7 @@
 
 use super::types::{PieceType, Square};
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// A move: bits 0-5 from, 6-11 to, 12-15 kind. `Move::NULL` (all zero) is the null
 /// move; it is never produced by move generation (a1a1 is not a move).
@@ -132,9 +133,14 @@ impl fmt::Debug for Move {
 pub const MAX_MOVES: usize = 256;
 
 /// A fixed-capacity list of moves.
+///
+/// The storage is left uninitialised: a search builds a list at every node, and
+/// zeroing 256 entries each time cost more than filling the few that are used.
+/// Only the first `len` entries (at most `MAX_MOVES`) are ever read, and `push`
+/// writes them in order, so every entry read has been written.
 #[derive(Clone)]
 pub struct MoveList {
-    moves: [Move; MAX_MOVES],
+    moves: [MaybeUninit<Move>; MAX_MOVES],
     len: usize,
 }
 
@@ -148,7 +154,7 @@ impl MoveList {
     #[inline(always)]
     pub const fn new() -> MoveList {
         MoveList {
-            moves: [Move::NULL; MAX_MOVES],
+            moves: [const { MaybeUninit::uninit() }; MAX_MOVES],
             len: 0,
         }
     }
@@ -158,7 +164,7 @@ impl MoveList {
         debug_assert!(self.len < MAX_MOVES);
         // The capacity exceeds the largest legal move count, so this never overflows;
         // the mask keeps even a broken caller memory-safe.
-        self.moves[self.len & (MAX_MOVES - 1)] = m;
+        self.moves[self.len & (MAX_MOVES - 1)] = MaybeUninit::new(m);
         self.len += 1;
     }
 
@@ -177,14 +183,25 @@ impl MoveList {
         self.len = 0;
     }
 
+    /// Number of entries written: `len`, or the whole capacity after a wrap-around.
+    #[inline(always)]
+    fn filled(&self) -> usize {
+        self.len.min(MAX_MOVES)
+    }
+
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // SAFETY: `push` writes index `len & (MAX_MOVES - 1)` before incrementing
+        // `len`, so the first `filled()` entries are initialised; `Move` is `Copy`
+        // and `MaybeUninit<Move>` has `Move`'s layout.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.filled()) }
     }
 
     #[inline(always)]
     pub fn as_mut_slice(&mut self) -> &mut [Move] {
-        &mut self.moves[..self.len]
+        let n = self.filled();
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), n) }
     }
 
     pub fn contains(&self, m: Move) -> bool {
@@ -193,13 +210,6 @@ impl MoveList {
 
     pub fn iter(&self) -> std::slice::Iter<'_, Move> {
         self.as_slice().iter()
-    }
-
-    pub fn swap_remove(&mut self, i: usize) -> Move {
-        let m = self.moves[i];
-        self.len -= 1;
-        self.moves[i] = self.moves[self.len];
-        m
     }
 }
 
@@ -223,5 +233,42 @@ impl fmt::Debug for MoveList {
         f.debug_list()
             .entries(self.iter().map(|m| m.to_string()))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_list_reads_back_what_was_pushed() {
+        let mut list = MoveList::new();
+        assert!(list.is_empty());
+        assert_eq!(list.as_slice(), &[] as &[Move]);
+        let moves: Vec<Move> = (0..200u16)
+            .map(|i| {
+                Move::new(
+                    Square::from_index((i % 64) as u8),
+                    Square::from_index(((i * 7 + 1) % 64) as u8),
+                    (i / 64) % 4,
+                )
+            })
+            .collect();
+        for &m in &moves {
+            list.push(m);
+        }
+        assert_eq!(list.len(), 200);
+        assert_eq!(list.as_slice(), moves.as_slice());
+        assert_eq!(list[137], moves[137]);
+        list.as_mut_slice().swap(0, 199);
+        assert_eq!(list[0], moves[199]);
+        assert!(list.contains(moves[5]));
+        let copy = list.clone();
+        list.clear();
+        assert!(list.is_empty() && list.iter().next().is_none());
+        assert_eq!(copy.len(), 200);
+        assert_eq!(copy[0], moves[199]);
+        list.push(moves[3]);
+        assert_eq!(list.as_slice(), &[moves[3]]);
     }
 }

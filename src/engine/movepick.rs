@@ -6,8 +6,10 @@
 //! from the table, killers and counter moves are checked with `Board::is_legal` before
 //! they are returned; generated moves are legal by construction.
 
+use crate::chess::moves::MAX_MOVES;
 use crate::chess::{Board, GenType, Move, MoveList, Piece, PieceType};
 use crate::eval::PIECE_VALUES;
+use std::mem::MaybeUninit;
 
 pub const HIST_MAX: i32 = 16384;
 
@@ -177,9 +179,13 @@ pub struct MovePicker {
     counter: Move,
     prevs: [ContIdx; 2],
     list: MoveList,
-    scores: [i32; 256],
+    /// Ordering values, written for every generated entry of `list` right after it
+    /// is generated, read only for entries from `idx` on (see `score`).
+    scores: [MaybeUninit<i32>; MAX_MOVES],
     idx: usize,
-    bad: MoveList,
+    /// Captures that lose material, kept at the front of `list` (over entries
+    /// already returned) until the quiet moves are done: `list[..bad_end]`.
+    bad_end: usize,
     bad_idx: usize,
     /// Quiescence: captures and queen promotions only (unless in check).
     qsearch: bool,
@@ -233,9 +239,9 @@ impl MovePicker {
             counter,
             prevs,
             list: MoveList::new(),
-            scores: [0; 256],
+            scores: [const { MaybeUninit::uninit() }; MAX_MOVES],
             idx: 0,
-            bad: MoveList::new(),
+            bad_end: 0,
             bad_idx: 0,
             qsearch: false,
             skip_quiets: false,
@@ -270,15 +276,30 @@ impl MovePicker {
         self.tt_move
     }
 
+    /// The ordering value of entry `i` of the current generation.
+    #[inline(always)]
+    fn score(&self, i: usize) -> i32 {
+        debug_assert!(i >= self.idx && i < self.list.len());
+        // SAFETY: each generation stage (captures, quiets, evasions) writes
+        // `scores[first..list.len()]` as soon as it has generated those entries and
+        // sets `idx = first`; `pick_best`, the only reader, reads `idx..list.len()`
+        // and swaps within that range. Entries before `idx` (returned moves, and
+        // the bad captures moved over them) are never read.
+        unsafe { self.scores[i].assume_init() }
+    }
+
     fn pick_best(&mut self) -> Option<Move> {
         let n = self.list.len();
         if self.idx >= n {
             return None;
         }
         let mut best = self.idx;
+        let mut best_score = self.score(best);
         for i in self.idx + 1..n {
-            if self.scores[i] > self.scores[best] {
+            let s = self.score(i);
+            if s > best_score {
                 best = i;
+                best_score = s;
             }
         }
         let moves = self.list.as_mut_slice();
@@ -313,7 +334,7 @@ impl MovePicker {
                                 s += hist.capture(pc, m.to(), v.kind()) / 32;
                             }
                         }
-                        self.scores[i] = s;
+                        self.scores[i] = MaybeUninit::new(s);
                     }
                     self.idx = 0;
                     self.stage = Stage::GoodCaptures;
@@ -331,7 +352,9 @@ impl MovePicker {
                             return Some(m);
                         }
                         if under || !board.see_ge(m, 0) {
-                            self.bad.push(m);
+                            // `m` came from index idx - 1 >= bad_end: a used slot.
+                            self.list.as_mut_slice()[self.bad_end] = m;
+                            self.bad_end += 1;
                             continue;
                         }
                         return Some(m);
@@ -384,15 +407,17 @@ impl MovePicker {
                     }
                 }
                 Stage::GenQuiets => {
+                    // The quiet moves go after the captures, so that the bad
+                    // captures at the front stay.
                     self.stage = Stage::Quiets;
-                    self.list.clear();
-                    self.idx = 0;
+                    let first = self.list.len();
+                    self.idx = first;
                     if self.skip_quiets {
                         continue;
                     }
                     board.generate_moves(GenType::Quiets, &mut self.list);
                     let side = board.side_to_move().index();
-                    for i in 0..self.list.len() {
+                    for i in first..self.list.len() {
                         let m = self.list[i];
                         let cur = board
                             .piece_at(m.from())
@@ -406,7 +431,7 @@ impl MovePicker {
                                 s += hist.cont(self.prevs[1], cur);
                             }
                         }
-                        self.scores[i] = s;
+                        self.scores[i] = MaybeUninit::new(s);
                     }
                 }
                 Stage::Quiets => {
@@ -429,8 +454,8 @@ impl MovePicker {
                     }
                 }
                 Stage::BadCaptures => {
-                    if self.bad_idx < self.bad.len() {
-                        let m = self.bad[self.bad_idx];
+                    if self.bad_idx < self.bad_end {
+                        let m = self.list[self.bad_idx];
                         self.bad_idx += 1;
                         return Some(m);
                     }
@@ -442,13 +467,13 @@ impl MovePicker {
                     let side = board.side_to_move().index();
                     for i in 0..self.list.len() {
                         let m = self.list[i];
-                        self.scores[i] = if m == self.tt_move {
+                        self.scores[i] = MaybeUninit::new(if m == self.tt_move {
                             1 << 28
                         } else if m.is_capture() {
                             (1 << 24) + mvv_lva(board, m)
                         } else {
                             hist.main(side, m)
-                        };
+                        });
                     }
                     self.idx = 0;
                     self.stage = Stage::Evasions;
