@@ -152,9 +152,14 @@ impl Worker {
             {
                 return (eval + beta) / 2;
             }
-            // No razoring: dropping to the quiescence search a few plies from the
-            // horizon lost quiet tactical shots (WAC at 2 M nodes: 291 without it and
-            // a wider move-count limit, 287 before).
+            // Razoring: far below alpha a few plies from the horizon, let the
+            // quiescence search confirm the fail-low.
+            if depth <= 3 && eval + 220 * depth < alpha {
+                let v = self.qsearch(alpha - 1, alpha, ply, false, 0);
+                if v < alpha {
+                    return v;
+                }
+            }
             // Null move.
             if depth >= 3
                 && eval >= beta
@@ -221,7 +226,7 @@ impl Worker {
             2
         };
         // Move-count pruning of quiet moves near the horizon (late move pruning).
-        let lmp_limit = (5 + depth * depth) / (2 - improving as i32);
+        let lmp_limit = (3 + depth * depth) / (2 - improving as i32);
         let check_info = self.board.check_info();
         let prev_capture_to = self.stack[si - 1].capture_to;
 
