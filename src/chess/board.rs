@@ -22,6 +22,7 @@ pub(crate) struct Undo {
     pub halfmove: u16,
     pub key: u64,
     pub pawn_key: u64,
+    pub non_pawn_keys: [u64; 2],
     pub checkers: Bitboard,
     pub pinned: Bitboard,
 }
@@ -39,6 +40,8 @@ pub struct Board {
     pub(crate) fullmove: u16,
     pub(crate) key: u64,
     pub(crate) pawn_key: u64,
+    /// Zobrist keys of each colour's pieces other than pawns (king included).
+    pub(crate) non_pawn_keys: [u64; 2],
     pub(crate) checkers: Bitboard,
     pub(crate) pinned: Bitboard,
     pub(crate) king_sq: [Square; 2],
@@ -83,6 +86,7 @@ impl PartialEq for Board {
             && self.fullmove == other.fullmove
             && self.key == other.key
             && self.pawn_key == other.pawn_key
+            && self.non_pawn_keys == other.non_pawn_keys
             && self.checkers == other.checkers
             && self.pinned == other.pinned
             && self.king_sq == other.king_sq
@@ -117,6 +121,7 @@ impl Board {
             fullmove: 1,
             key: 0,
             pawn_key: 0,
+            non_pawn_keys: [0; 2],
             checkers: Bitboard::EMPTY,
             pinned: Bitboard::EMPTY,
             king_sq: [Square::E1, Square::E8],
@@ -162,6 +167,12 @@ impl Board {
     #[inline(always)]
     pub fn pawn_key(&self) -> u64 {
         self.pawn_key
+    }
+
+    /// Zobrist key of the pieces of colour `c` other than its pawns.
+    #[inline(always)]
+    pub fn non_pawn_key(&self, c: Color) -> u64 {
+        self.non_pawn_keys[c.index()]
     }
 
     /// Pieces of the side not to move that attack the king of the side to move.
@@ -355,6 +366,7 @@ impl Board {
             halfmove: self.halfmove,
             key: self.key,
             pawn_key: self.pawn_key,
+            non_pawn_keys: self.non_pawn_keys,
             checkers: self.checkers,
             pinned: self.pinned,
         });
@@ -375,10 +387,12 @@ impl Board {
                 let rook = Piece::new(us, PieceType::Rook);
                 self.move_piece(piece, from, to);
                 self.move_piece(rook, rf, rt);
-                key ^= zobrist::piece_key(piece, from)
+                let k = zobrist::piece_key(piece, from)
                     ^ zobrist::piece_key(piece, to)
                     ^ zobrist::piece_key(rook, rf)
                     ^ zobrist::piece_key(rook, rt);
+                key ^= k;
+                self.non_pawn_keys[us.index()] ^= k;
             }
             kind::EN_PASSANT => {
                 let cap_sq = Square::new(to.file(), from.rank());
@@ -401,6 +415,8 @@ impl Board {
                         key ^= k;
                         if cap.kind() == PieceType::Pawn {
                             self.pawn_key ^= k;
+                        } else {
+                            self.non_pawn_keys[them.index()] ^= k;
                         }
                         captured = Some(cap);
                     }
@@ -411,14 +427,18 @@ impl Board {
                     self.remove_piece(piece, from);
                     self.put_piece(np, to);
                     let k = zobrist::piece_key(piece, from);
-                    key ^= k ^ zobrist::piece_key(np, to);
+                    let kn = zobrist::piece_key(np, to);
+                    key ^= k ^ kn;
                     self.pawn_key ^= k;
+                    self.non_pawn_keys[us.index()] ^= kn;
                 } else {
                     self.move_piece(piece, from, to);
                     let k = zobrist::piece_key(piece, from) ^ zobrist::piece_key(piece, to);
                     key ^= k;
                     if piece.kind() == PieceType::Pawn {
                         self.pawn_key ^= k;
+                    } else {
+                        self.non_pawn_keys[us.index()] ^= k;
                     }
                 }
                 if piece.kind() == PieceType::Pawn {
@@ -504,6 +524,7 @@ impl Board {
         self.halfmove = u.halfmove;
         self.key = u.key;
         self.pawn_key = u.pawn_key;
+        self.non_pawn_keys = u.non_pawn_keys;
         self.checkers = u.checkers;
         self.pinned = u.pinned;
     }
@@ -519,6 +540,7 @@ impl Board {
             halfmove: self.halfmove,
             key: self.key,
             pawn_key: self.pawn_key,
+            non_pawn_keys: self.non_pawn_keys,
             checkers: self.checkers,
             pinned: self.pinned,
         });
@@ -600,6 +622,17 @@ impl Board {
         k
     }
 
+    /// The non-pawn keys of both colours computed from scratch.
+    pub fn compute_non_pawn_keys(&self) -> [u64; 2] {
+        let mut k = [0u64; 2];
+        for sq in self.occupied() & !self.kind_bb(PieceType::Pawn) {
+            if let Some(p) = self.mailbox[sq.index()] {
+                k[p.color().index()] ^= zobrist::piece_key(p, sq);
+            }
+        }
+        k
+    }
+
     /// Checks every internal invariant; returns a description of the first broken one.
     /// Used by tests and debug assertions.
     pub fn check_consistency(&self) -> Result<(), String> {
@@ -627,6 +660,9 @@ impl Board {
         }
         if self.pawn_key != self.compute_pawn_key() {
             return Err("incremental pawn key differs from scratch".into());
+        }
+        if self.non_pawn_keys != self.compute_non_pawn_keys() {
+            return Err("incremental non-pawn keys differ from scratch".into());
         }
         let mut copy = self.clone();
         copy.update_check_info();

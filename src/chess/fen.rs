@@ -230,6 +230,7 @@ impl Board {
 
         b.key = b.compute_key();
         b.pawn_key = b.compute_pawn_key();
+        b.non_pawn_keys = b.compute_non_pawn_keys();
         Ok(b)
     }
 

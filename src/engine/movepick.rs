@@ -7,7 +7,7 @@
 //! they are returned; generated moves are legal by construction.
 
 use crate::chess::moves::MAX_MOVES;
-use crate::chess::{Board, GenType, Move, MoveList, Piece, PieceType};
+use crate::chess::{Board, Color, GenType, Move, MoveList, Piece, PieceType};
 use crate::eval::PIECE_VALUES;
 use std::mem::MaybeUninit;
 
@@ -23,13 +23,37 @@ pub struct Histories {
     cont: Vec<i16>,
     /// Counter moves: [previous piece * 64 + previous to].
     counter: Vec<Move>,
-    /// Correction of the static evaluation by pawn structure: [colour][pawn key
-    /// slot], the running mean of (search score - static evaluation) in 1/256 pawn.
+    /// Corrections of the static evaluation, the running means of (search score -
+    /// static evaluation) in 1/256 centipawn: [table][side to move][key slot], where
+    /// table 0 is keyed by the pawns, tables 1 and 2 by White's and Black's other
+    /// pieces (see `CorrKeys`).
     corr: Vec<i16>,
 }
 
-/// Slots per colour in the correction table.
+/// Slots per colour in each correction table.
 const CORR_SLOTS: usize = 16384;
+/// Correction tables: pawns, White's pieces, Black's pieces.
+const CORR_TABLES: usize = 3;
+
+/// The keys of one position in the correction tables, with its side to move.
+#[derive(Clone, Copy, Debug)]
+pub struct CorrKeys {
+    side: usize,
+    keys: [u64; CORR_TABLES],
+}
+
+impl CorrKeys {
+    pub fn of(board: &Board) -> CorrKeys {
+        CorrKeys {
+            side: board.side_to_move().index(),
+            keys: [
+                board.pawn_key(),
+                board.non_pawn_key(Color::White),
+                board.non_pawn_key(Color::Black),
+            ],
+        }
+    }
+}
 /// Fixed-point unit of correction entries (1/256 centipawn).
 const CORR_GRAIN: i32 = 256;
 /// Largest correction, 96 centipawns.
@@ -64,7 +88,7 @@ impl Histories {
             capture: vec![0; 12 * 64 * 6],
             cont: vec![0; 769 * 768],
             counter: vec![Move::NULL; 769],
-            corr: vec![0; 2 * CORR_SLOTS],
+            corr: vec![0; CORR_TABLES * 2 * CORR_SLOTS],
         }
     }
 
@@ -77,26 +101,31 @@ impl Histories {
     }
 
     #[inline(always)]
-    fn corr_slot(side: usize, pawn_key: u64) -> usize {
-        side * CORR_SLOTS + (pawn_key as usize & (CORR_SLOTS - 1))
+    fn corr_slot(k: &CorrKeys, table: usize) -> usize {
+        (table * 2 + k.side) * CORR_SLOTS + (k.keys[table] as usize & (CORR_SLOTS - 1))
     }
 
     /// The static evaluation `raw` corrected by what searches of positions with the
-    /// same pawns and side to move found.
+    /// same side to move and the same pawns (full weight) or the same pieces of one
+    /// colour (half weight each) found.
     #[inline(always)]
-    pub fn corrected_eval(&self, side: usize, pawn_key: u64, raw: i32) -> i32 {
-        raw + self.corr[Self::corr_slot(side, pawn_key)] as i32 / CORR_GRAIN
+    pub fn corrected_eval(&self, k: &CorrKeys, raw: i32) -> i32 {
+        let pawns = self.corr[Self::corr_slot(k, 0)] as i32;
+        let pieces =
+            self.corr[Self::corr_slot(k, 1)] as i32 + self.corr[Self::corr_slot(k, 2)] as i32;
+        raw + (2 * pawns + pieces) / (2 * CORR_GRAIN)
     }
 
-    /// Moves the correction of this pawn structure towards `diff` (search score minus
-    /// corrected static evaluation), weighted by the depth of the search.
-    pub fn update_corr(&mut self, side: usize, pawn_key: u64, diff: i32, depth: i32) {
-        let e = &mut self.corr[Self::corr_slot(side, pawn_key)];
+    /// Moves the corrections of this position's tables towards `diff` (search score
+    /// minus corrected static evaluation), weighted by the depth of the search.
+    pub fn update_corr(&mut self, k: &CorrKeys, diff: i32, depth: i32) {
         let w = (depth + 1).clamp(1, 16);
-        let target =
-            *e as i32 + diff.clamp(-CORR_LIMIT / CORR_GRAIN, CORR_LIMIT / CORR_GRAIN) * CORR_GRAIN;
-        let v = (*e as i32 * (256 - w) + target * w) / 256;
-        *e = v.clamp(-CORR_LIMIT, CORR_LIMIT) as i16;
+        let d = diff.clamp(-CORR_LIMIT / CORR_GRAIN, CORR_LIMIT / CORR_GRAIN) * CORR_GRAIN;
+        for table in 0..CORR_TABLES {
+            let e = &mut self.corr[Self::corr_slot(k, table)];
+            let v = (*e as i32 * (256 - w) + (*e as i32 + d) * w) / 256;
+            *e = v.clamp(-CORR_LIMIT, CORR_LIMIT) as i16;
+        }
     }
 
     #[inline(always)]

@@ -2,7 +2,7 @@
 //! each with exact expectations.
 
 use crate::common::uci_set;
-use kibitzer::chess::{Board, Move, MoveError, Square};
+use kibitzer::chess::{Board, Color, Move, MoveError, Square};
 
 fn board(fen: &str) -> Board {
     Board::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
@@ -464,4 +464,47 @@ fn is_legal_on_named_positions() {
         "double push as quiet"
     );
     assert!(!b.is_legal(Move::new(Square::E2, Square::E3, 1)));
+}
+
+/// Each colour's non-pawn key follows that colour's pieces alone: pawn moves leave
+/// both unchanged, a piece move changes its own side's, a capture of a piece the
+/// other side's, a promotion the promoting side's, and transposed move orders agree.
+#[test]
+fn non_pawn_keys_follow_each_colours_pieces() {
+    let keys = |b: &Board| (b.non_pawn_key(Color::White), b.non_pawn_key(Color::Black));
+    let mut b = Board::startpos();
+    let start = keys(&b);
+    assert_ne!(start.0, start.1);
+    play(&mut b, "e4 e5");
+    assert_eq!(keys(&b), start, "pawn moves");
+    play(&mut b, "Nf3");
+    assert_ne!(keys(&b).0, start.0, "a white knight move");
+    assert_eq!(keys(&b).1, start.1, "a white knight move");
+    let mut c = Board::startpos();
+    play(&mut c, "Nf3 e5 e4");
+    assert_eq!(keys(&c), keys(&b), "the same pieces by another order");
+    assert_ne!(c.pawn_key(), Board::startpos().pawn_key());
+
+    let mut b = board("4k3/8/8/8/8/2n5/8/R3K3 w - - 0 1");
+    let before = keys(&b);
+    play(&mut b, "Kd2");
+    assert_eq!(keys(&b).1, before.1, "a king move");
+    play(&mut b, "Nb5");
+    let mut d = b.clone();
+    play(&mut d, "Ra5 Kd8 Rxb5");
+    assert_eq!(
+        d.non_pawn_key(Color::Black),
+        board("3k4/8/8/8/8/8/8/K7 b - - 0 1").non_pawn_key(Color::Black),
+        "a capture removes the knight from Black's key"
+    );
+
+    let mut b = board("4k3/1P6/8/8/8/8/8/4K3 w - - 0 1");
+    let black = b.non_pawn_key(Color::Black);
+    play(&mut b, "b8=Q+");
+    assert_eq!(
+        b.non_pawn_key(Color::White),
+        board("1Q2k3/8/8/8/8/8/8/4K3 b - - 0 1").non_pawn_key(Color::White),
+        "the promoted queen joins White's key"
+    );
+    assert_eq!(b.non_pawn_key(Color::Black), black);
 }

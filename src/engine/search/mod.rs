@@ -16,7 +16,7 @@
 
 use super::events::{Bound, EventSink, SearchEvent, SearchInfo, SearchResult};
 use super::limits::{SearchConfig, SearchLimits};
-use super::movepick::{cont_idx, ContIdx, Histories, MovePicker, CONT_NONE};
+use super::movepick::{cont_idx, ContIdx, CorrKeys, Histories, MovePicker, CONT_NONE};
 use super::time::{node_share_scale, soft_scale, Clock, TimeBudget};
 use super::tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use crate::chess::{Board, Color, Move, MoveList, PieceType, Rank};
@@ -453,9 +453,9 @@ impl Worker {
     /// The static evaluation `raw` with the correction history applied, kept clear of
     /// mate scores.
     #[inline(always)]
-    fn correct(&self, side: usize, pawn_key: u64, raw: i32) -> i32 {
+    fn correct(&self, keys: &CorrKeys, raw: i32) -> i32 {
         self.hist
-            .corrected_eval(side, pawn_key, raw)
+            .corrected_eval(keys, raw)
             .clamp(-MATE_IN_MAX + 1, MATE_IN_MAX - 1)
     }
 

@@ -106,9 +106,9 @@ impl Worker {
         }
 
         // Static evaluation: `raw_eval` is the evaluator's (kept in the table),
-        // `static_eval` that corrected by the pawn-structure correction history.
+        // `static_eval` that corrected by the correction histories.
         let side = self.board.side_to_move().index();
-        let pawn_key = self.board.pawn_key();
+        let corr_keys = CorrKeys::of(&self.board);
         let (raw_eval, static_eval, eval) = if in_check {
             (NO_EVAL, NO_EVAL, NO_EVAL)
         } else if let Some(h) = hit {
@@ -117,7 +117,7 @@ impl Worker {
             } else {
                 self.eval.evaluate(&self.board)
             };
-            let se = self.correct(side, pawn_key, raw);
+            let se = self.correct(&corr_keys, raw);
             let mut e = se;
             if h.score.abs() < MATE_IN_MAX
                 && (h.bound == BOUND_EXACT
@@ -132,7 +132,7 @@ impl Worker {
             (se, se, se)
         } else {
             let raw = self.eval.evaluate(&self.board);
-            let se = self.correct(side, pawn_key, raw);
+            let se = self.correct(&corr_keys, raw);
             (raw, se, se)
         };
         self.stack[si].static_eval = static_eval;
@@ -570,8 +570,8 @@ impl Worker {
             };
             self.tt()
                 .store(key, ply, best_move, best, raw_eval, depth, bound, tt_pv);
-            // Correction history: learn how far the static evaluation of this pawn
-            // structure is from what the search found, when the bound says so and
+            // Correction history: learn how far the static evaluation of these pawns
+            // and pieces is from what the search found, when the bound says so and
             // the best move was quiet.
             if !in_check
                 && !root
@@ -580,8 +580,7 @@ impl Worker {
                 && !(bound == BOUND_LOWER && best <= static_eval)
                 && !(bound == BOUND_UPPER && best >= static_eval)
             {
-                self.hist
-                    .update_corr(side, pawn_key, best - static_eval, depth);
+                self.hist.update_corr(&corr_keys, best - static_eval, depth);
             }
         }
         best

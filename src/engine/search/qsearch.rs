@@ -59,8 +59,7 @@ impl Worker {
                 Some(h) if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX => h.eval,
                 _ => self.eval.evaluate(&self.board),
             };
-            let side = self.board.side_to_move().index();
-            static_eval = self.correct(side, self.board.pawn_key(), raw_eval);
+            static_eval = self.correct(&CorrKeys::of(&self.board), raw_eval);
             best = static_eval;
             if let Some(h) = hit {
                 if h.score.abs() < MATE_IN_MAX
