@@ -2,10 +2,14 @@
 //! piece-square tables; pawn structure (doubled, isolated, backward, connected,
 //! candidate and passed pawns) cached with the king shelter in a per-thread pawn/king
 //! hash (`hashp=`); passed pawns per node (king support, free path, connected
-//! passers, unstoppable pawns in pawn endings); king safety (shelter, storm, attack
-//! units on the king zone, safe checks) and tropism; mobility; bishop pair; rooks on
-//! open files and the seventh; outposts; blocked pawns; threats; tempo; known drawish
-//! endings scaled towards a draw. Crafty's knobs (`asymmetry`, `bscale`, `kscale`,
+//! passers, rooks behind them, unstoppable pawns in pawn endings); king safety
+//! (shelter, storm, attack units on the king zone, safe checks and the squares they
+//! come from, weak zone squares, a pawnless flank) and tropism; mobility and space;
+//! bishop pair and long diagonals; minors behind pawns; knights and rooks by their
+//! own pawn count; rooks on open files, the seventh and the queen's file; outposts;
+//! blocked pawns; threats (by pawns, minors, rooks, the king, pawn pushes; hanging
+//! pieces); the king's distance to the pawns; tempo; known drawish endings scaled
+//! towards a draw. Crafty's knobs (`asymmetry`, `bscale`, `kscale`,
 //! `tropism`, `pscale`, `ppscale`) scale their terms, and `breakdown` gives the
 //! per-term table the `score` command prints.
 //!
@@ -34,7 +38,7 @@ pub use endgame::SCALE_MAX;
 pub use score::{s, S};
 
 use crate::chess::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks_bb, queen_attacks, rook_attacks,
 };
 use crate::chess::{Bitboard, Board, CastleRights, Color, PieceType};
 use constants::*;
@@ -446,10 +450,28 @@ impl Evaluator {
                 } else {
                     Bitboard::LIGHT_SQUARES
                 };
+                if LONG_DIAGONALS.contains(sq)
+                    && !CENTER.contains(sq)
+                    && (bishop_attacks(sq, board.kind_bb(Pawn)) & CENTER).count() >= 2
+                {
+                    bishops += BISHOP_LONG_DIAGONAL;
+                    tr.add(c, ix::BISHOP_LONG_DIAGONAL, 1);
+                }
                 let bad = (blocked_pawns & same_colour).count() as i32;
                 blocked += BAD_BISHOP_PAWN * bad;
                 tr.add(c, ix::BAD_BISHOP_PAWN, bad);
             }
+            let pawn_excess = own_pawns.count() as i32 - 5;
+            let n_knights = board.pieces(c, Knight).count() as i32;
+            knights += KNIGHT_PAWNS * (pawn_excess * n_knights);
+            tr.add(c, ix::KNIGHT_PAWNS, pawn_excess * n_knights);
+            let n_rooks = board.pieces(c, Rook).count() as i32;
+            rooks += ROOK_PAWNS * (pawn_excess * n_rooks);
+            tr.add(c, ix::ROOK_PAWNS, pawn_excess * n_rooks);
+            let behind =
+                (forward(c, board.pieces(c, Knight) | own_bishops) & own_pawns).count() as i32;
+            knights += MINOR_BEHIND_PAWN * behind;
+            tr.add(c, ix::MINOR_BEHIND_PAWN, behind);
             if (own_bishops & Bitboard::DARK_SQUARES).not_empty()
                 && (own_bishops & Bitboard::LIGHT_SQUARES).not_empty()
             {
@@ -478,6 +500,10 @@ impl Evaluator {
                         rooks += ROOK_HALF_OPEN_FILE;
                         tr.add(c, ix::ROOK_HALF_OPEN_FILE, 1);
                     }
+                }
+                if (file_bb(f) & board.pieces(them, Queen)).not_empty() {
+                    rooks += ROOK_ON_QUEEN_FILE;
+                    tr.add(c, ix::ROOK_ON_QUEEN_FILE, 1);
                 }
                 let r = rel_rank(c, sq);
                 if r == 6
@@ -528,6 +554,15 @@ impl Evaluator {
             tr.add(c, ix::BLOCKED_CENTER_PAWN, n2);
             tr.add(c, ix::BLOCKED_CENTER_PAWN_3, n3);
 
+            // Space: the own half of the centre files, free of own pawns and enemy
+            // pawn attacks; squares behind own pawns count twice.
+            let space_area = SPACE_FILES & ranks_up_to(c, 3) & !ranks_up_to(c, 0);
+            let safe_space = space_area & !own_pawns & !entry.attacks[ti];
+            let space =
+                (safe_space.count() + (safe_space & fill_forward(them, own_pawns)).count()) as i32;
+            mobility += SPACE * space;
+            tr.add(c, ix::SPACE, space);
+
             add(t, Term::PieceSquares, c, psq);
             add(t, Term::Pawns, c, entry.score[ci]);
             add(t, Term::Mobility, c, mobility);
@@ -550,19 +585,43 @@ impl Evaluator {
             let safe = !att_all[ci] & !board.color_bb(them);
             let rook_lines = rook_attacks(k, occ);
             let bishop_lines = bishop_attacks(k, occ);
+            // Safe checks by piece type: the squares they come from, and the units
+            // for any at all.
             let mut checks = 0;
-            if (knight_attacks(k) & att_by[ti][Knight.index()] & safe).not_empty() {
-                checks += SAFE_CHECK[Knight.index()];
+            for (kind, lines) in [
+                (Knight, knight_attacks(k)),
+                (Bishop, bishop_lines),
+                (Rook, rook_lines),
+                (Queen, rook_lines | bishop_lines),
+            ] {
+                let n = (lines & att_by[ti][kind.index()] & safe).count() as i32;
+                if n > 0 {
+                    checks += SAFE_CHECK[kind.index()];
+                }
+                ks += SAFE_CHECK_SQUARES[kind.index()] * n;
+                tr.add(c, ix::SAFE_CHECK_SQUARES + kind.index(), n);
             }
-            if (bishop_lines & att_by[ti][Bishop.index()] & safe).not_empty() {
-                checks += SAFE_CHECK[Bishop.index()];
+            let all_pawns = board.kind_bb(Pawn);
+            if all_pawns.not_empty() {
+                let d = all_pawns
+                    .into_iter()
+                    .map(|p| distance(k, p))
+                    .min()
+                    .unwrap_or(0) as usize;
+                add(t, Term::Pawns, c, KING_PAWN_DISTANCE[d]);
+                tr.add(c, ix::KING_PAWN_DISTANCE + d, 1);
             }
-            if (rook_lines & att_by[ti][Rook.index()] & safe).not_empty() {
-                checks += SAFE_CHECK[Rook.index()];
+            if (all_pawns & KING_FLANK[k.file().index()]).is_empty() {
+                ks += PAWNLESS_FLANK;
+                tr.add(c, ix::PAWNLESS_FLANK, 1);
             }
-            if ((rook_lines | bishop_lines) & att_by[ti][Queen.index()] & safe).not_empty() {
-                checks += SAFE_CHECK[Queen.index()];
-            }
+            let defended = att_by[ci][Pawn.index()]
+                | att_by[ci][Knight.index()]
+                | att_by[ci][Bishop.index()]
+                | att_by[ci][Rook.index()];
+            let weak = (zone[ci] & att_all[ti] & !defended).count() as i32;
+            ks += KING_WEAK_SQUARE * weak;
+            tr.add(c, ix::KING_WEAK_SQUARE, weak);
             if ka_count[ti] >= 2 || checks > 0 {
                 let defect = (-entry.shelter[ci]).max(0) / 10;
                 let mut units = ka_weight[ti] + ka_hits[ti] / 2 + checks + defect;
@@ -577,16 +636,49 @@ impl Evaluator {
 
             // Threats by c against them.
             let their_pieces = board.color_bb(them) & !board.kind_bb(Pawn) & !board.kind_bb(King);
-            let majors = board.color_bb(them) & (board.kind_bb(Rook) | board.kind_bb(Queen));
             let by_pawn = (their_pieces & entry.attacks[ci]).count() as i32;
             let minors = att_by[ci][Knight.index()] | att_by[ci][Bishop.index()];
-            let on_major = (minors & majors).count() as i32;
+            let rook_att = att_by[ci][Rook.index()];
+            let pawn_defended = entry.attacks[ti];
             let hanging = (their_pieces & att_all[ci] & !att_all[ti]).count() as i32;
-            let threats =
-                THREAT_BY_PAWN * by_pawn + THREAT_MINOR_ON_MAJOR * on_major + HANGING * hanging;
+            let mut threats = THREAT_BY_PAWN * by_pawn + HANGING * hanging;
             tr.add(c, ix::THREAT_BY_PAWN, by_pawn);
-            tr.add(c, ix::THREAT_MINOR_ON_MAJOR, on_major);
             tr.add(c, ix::HANGING, hanging);
+            // Minors threaten rooks and queens, rooks threaten queens, whatever
+            // defends them; lesser victims count when no pawn defends them.
+            for (attacks, weights, at, always) in [
+                (minors, &THREAT_BY_MINOR, ix::THREAT_BY_MINOR, Rook),
+                (rook_att, &THREAT_BY_ROOK, ix::THREAT_BY_ROOK, Queen),
+            ] {
+                for kind in [Pawn, Knight, Bishop, Rook, Queen] {
+                    let victims = board.pieces(them, kind);
+                    let targets = if kind.index() >= always.index() {
+                        victims
+                    } else {
+                        victims & !pawn_defended
+                    };
+                    let n = (targets & attacks).count() as i32;
+                    threats += weights[kind.index()] * n;
+                    tr.add(c, at + kind.index(), n);
+                }
+            }
+            let by_king = (board.color_bb(them)
+                & !board.kind_bb(King)
+                & att_by[ci][King.index()]
+                & !att_all[ti])
+                .count() as i32;
+            threats += THREAT_BY_KING * by_king;
+            tr.add(c, ix::THREAT_BY_KING, by_king);
+            let own_pawns = board.pieces(c, Pawn);
+            let single = forward(c, own_pawns) & !occ;
+            let third = rank_bb(if c == Color::White { 2 } else { 5 });
+            let pushes = (single | (forward(c, single & third) & !occ))
+                & !entry.attacks[ti]
+                & (att_all[ci] | !att_all[ti]);
+            let push_threats =
+                (pawn_attacks_bb(c, pushes) & their_pieces & !entry.attacks[ci]).count() as i32;
+            threats += THREAT_PAWN_PUSH * push_threats;
+            tr.add(c, ix::THREAT_PAWN_PUSH, push_threats);
             add(t, Term::Threats, c, threats);
 
             // Passed pawns.
@@ -610,6 +702,11 @@ impl Evaluator {
                 } else if !unsafe_path.contains(block) {
                     passed += PASSED_SAFE_PUSH[r];
                     tr.add(c, ix::PASSED_SAFE_PUSH + r, 1);
+                }
+                let behind = fill_forward(them, Bitboard::from_square(sq));
+                if (board.pieces(c, Rook) & rook_attacks(sq, occ) & behind).not_empty() {
+                    passed += ROOK_BEHIND_PASSER;
+                    tr.add(c, ix::ROOK_BEHIND_PASSER, 1);
                 }
                 if (passers & king_attacks(sq) & adjacent_files(sq.file().index())).not_empty() {
                     passed += PASSED_CONNECTED[r];

@@ -4,6 +4,25 @@
 
 use crate::chess::{Bitboard, Color, Square};
 
+/// The four centre squares d4, e4, d5, e5.
+pub const CENTER: Bitboard = Bitboard(0x0000_0018_1800_0000);
+/// The long diagonals a1-h8 and h1-a8.
+pub const LONG_DIAGONALS: Bitboard = Bitboard(0x8142_2418_1824_4281);
+/// Files c to f, where space counts.
+pub const SPACE_FILES: Bitboard = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
+
+/// The flank of a king by its file: files a-d, c-f or e-h.
+pub const KING_FLANK: [Bitboard; 8] = [
+    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
+    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
+    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
+    Bitboard(0x3C3C_3C3C_3C3C_3C3C),
+    Bitboard(0x3C3C_3C3C_3C3C_3C3C),
+    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
+    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
+    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
+];
+
 pub const FILE_A: u64 = 0x0101_0101_0101_0101;
 
 /// Every square of file `f` (0 = a).

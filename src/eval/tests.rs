@@ -577,3 +577,118 @@ fn cpu_dispatched_evaluation_equals_the_portable_one() {
         );
     }
 }
+
+#[test]
+fn piece_and_threat_terms_fire_where_they_should() {
+    let mut ev = Evaluator::default();
+    let coef = |ev: &mut Evaluator, fen: &str, ix: usize| {
+        ev.trace(&Board::from_fen(fen).unwrap()).coef[ix]
+    };
+    // A rook behind its passed pawn; in front of it, not.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/3P4/8/8/3RK3 w - - 0 1",
+            params::ix::ROOK_BEHIND_PASSER
+        ),
+        1
+    );
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/3R4/8/8/3P4/8/8/4K3 w - - 0 1",
+            params::ix::ROOK_BEHIND_PASSER
+        ),
+        0
+    );
+    // A rook attacking the queen on its file.
+    let fen = "3qk3/8/8/8/8/8/8/3RK3 w - - 0 1";
+    assert_eq!(coef(&mut ev, fen, params::ix::THREAT_BY_ROOK + 4), 1);
+    assert_eq!(coef(&mut ev, fen, params::ix::ROOK_ON_QUEEN_FILE), 1);
+    // e3-e4 would attack the knight on d5; with a black pawn on e5 it cannot go.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/3n4/8/4P3/8/4K3 w - - 0 1",
+            params::ix::THREAT_PAWN_PUSH
+        ),
+        1
+    );
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/3n4/4p3/4P3/8/4K3 w - - 0 1",
+            params::ix::THREAT_PAWN_PUSH
+        ),
+        0
+    );
+    // A knight attacking an undefended bishop; defended by a pawn it does not count.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/3b4/8/2N5/8/4K3 w - - 0 1",
+            params::ix::THREAT_BY_MINOR + 2
+        ),
+        1
+    );
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/4p3/3b4/8/2N5/8/4K3 w - - 0 1",
+            params::ix::THREAT_BY_MINOR + 2
+        ),
+        0
+    );
+    // White's king on the pawnless king side, Black's next to the a-pawn.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "k7/8/8/8/8/8/P7/6K1 w - - 0 1",
+            params::ix::PAWNLESS_FLANK
+        ),
+        1
+    );
+    // Only Black's king can be checked (by the rook from a8): Black's count.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/8/8/8/R3K3 w - - 0 1",
+            params::ix::SAFE_CHECK_SQUARES + 3
+        ),
+        -1
+    );
+    // A bishop on the open long diagonal; a knight behind its own pawn.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/8/8/1B6/4K3 w - - 0 1",
+            params::ix::BISHOP_LONG_DIAGONAL
+        ),
+        1
+    );
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/3P4/8/1B6/4K3 w - - 0 1",
+            params::ix::BISHOP_LONG_DIAGONAL
+        ),
+        0
+    );
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/8/3P4/3N4/4K3 w - - 0 1",
+            params::ix::MINOR_BEHIND_PAWN
+        ),
+        1
+    );
+    // Knights gain with pawns on the board, per pawn over five.
+    assert_eq!(
+        coef(
+            &mut ev,
+            "4k3/8/8/8/8/8/PPPPPPPP/1N2K3 w - - 0 1",
+            params::ix::KNIGHT_PAWNS
+        ),
+        3
+    );
+}
