@@ -108,11 +108,12 @@ fn against(g: &mut Game, class: OpponentClass) {
     };
 }
 
-/// The engine (White) a rook down: does it resign with this class?
+/// The engine (White) a bishop down (about -4.3 pawns at depth 3): does it resign with
+/// this class?
 fn resigns(o: &Options, class: OpponentClass) -> bool {
     let (mut g, rx) = game_with(o);
     against(&mut g, class);
-    g.set_fen("4k3/8/8/8/8/8/r6P/4K3 w - - 0 1").unwrap();
+    g.set_fen("4kb2/pp6/8/8/8/8/PP6/4K3 w - - 0 1").unwrap();
     g.set_engine_side(Some(Color::White));
     g.think(quiet());
     let f = loop {
@@ -122,7 +123,7 @@ fn resigns(o: &Options, class: OpponentClass) -> bool {
         }
     };
     let s = f.result.score;
-    assert!((-600..-300).contains(&s), "a rook for a pawn down: {s}");
+    assert!((-600..-300).contains(&s), "a bishop down: {s}");
     g.engine_move(&f.result) == EngineAction::Resign
 }
 
