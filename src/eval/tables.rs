@@ -11,16 +11,20 @@ pub const LONG_DIAGONALS: Bitboard = Bitboard(0x8142_2418_1824_4281);
 /// Files c to f, where space counts.
 pub const SPACE_FILES: Bitboard = Bitboard(0x3C3C_3C3C_3C3C_3C3C);
 
-/// The flank of a king by its file: files a-d, c-f or e-h.
+/// Files a to d and e to h.
+const QUEEN_FLANK: Bitboard = Bitboard(0x0F0F_0F0F_0F0F_0F0F);
+const KING_SIDE_FLANK: Bitboard = Bitboard(0xF0F0_F0F0_F0F0_F0F0);
+
+/// The flank of a king by its file: files a-d, c-f (the space files) or e-h.
 pub const KING_FLANK: [Bitboard; 8] = [
-    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
-    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
-    Bitboard(0x0F0F_0F0F_0F0F_0F0F),
-    Bitboard(0x3C3C_3C3C_3C3C_3C3C),
-    Bitboard(0x3C3C_3C3C_3C3C_3C3C),
-    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
-    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
-    Bitboard(0xF0F0_F0F0_F0F0_F0F0),
+    QUEEN_FLANK,
+    QUEEN_FLANK,
+    QUEEN_FLANK,
+    SPACE_FILES,
+    SPACE_FILES,
+    KING_SIDE_FLANK,
+    KING_SIDE_FLANK,
+    KING_SIDE_FLANK,
 ];
 
 pub const FILE_A: u64 = 0x0101_0101_0101_0101;
