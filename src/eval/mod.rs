@@ -554,12 +554,8 @@ impl Evaluator {
             tr.add(c, ix::BLOCKED_CENTER_PAWN, n2);
             tr.add(c, ix::BLOCKED_CENTER_PAWN_3, n3);
 
-            // Space: the own half of the centre files, free of own pawns and enemy
-            // pawn attacks; squares behind own pawns count twice.
-            let space_area = SPACE_FILES & ranks_up_to(c, 3) & !ranks_up_to(c, 0);
-            let safe_space = space_area & !own_pawns & !entry.attacks[ti];
-            let space =
-                (safe_space.count() + (safe_space & fill_forward(them, own_pawns)).count()) as i32;
+            // Space (kept in the pawn entry).
+            let space = i32::from(entry.space[ci]);
             mobility += SPACE * space;
             tr.add(c, ix::SPACE, space);
 
@@ -601,17 +597,13 @@ impl Evaluator {
                 ks += SAFE_CHECK_SQUARES[kind.index()] * n;
                 tr.add(c, ix::SAFE_CHECK_SQUARES + kind.index(), n);
             }
-            let all_pawns = board.kind_bb(Pawn);
-            if all_pawns.not_empty() {
-                let d = all_pawns
-                    .into_iter()
-                    .map(|p| distance(k, p))
-                    .min()
-                    .unwrap_or(0) as usize;
+            // King to nearest pawn and a pawnless king flank (kept in the pawn entry).
+            let d = usize::from(entry.king_pawn_distance[ci]);
+            if d > 0 {
                 add(t, Term::Pawns, c, KING_PAWN_DISTANCE[d]);
                 tr.add(c, ix::KING_PAWN_DISTANCE + d, 1);
             }
-            if (all_pawns & KING_FLANK[k.file().index()]).is_empty() {
+            if entry.pawnless_flank[ci] {
                 ks += PAWNLESS_FLANK;
                 tr.add(c, ix::PAWNLESS_FLANK, 1);
             }

@@ -1,9 +1,10 @@
 //! Pawn structure and the pawn/king hash (`hashp=`). An entry is keyed by the board's
 //! pawn key and holds what depends on the pawns alone: each side's structure score
 //! (doubled, isolated, backward, connected, candidate pawns), its passed pawns, pawn
-//! attacks and attack spans (for outposts), half-open files; plus, per side, the king
-//! shelter/storm score for the last king square and castling rights seen, so that
-//! expensive part is recomputed only when the king moves. The table belongs to one
+//! attacks and attack spans (for outposts), half-open files and space; plus, per
+//! side, what depends on the king square as well (shelter/storm score, distance to
+//! the nearest pawn, a pawnless king flank) for the last king square and castling
+//! rights seen, recomputed only when the king moves. The table belongs to one
 //! `Evaluator` (one per search thread), so no locking.
 
 use super::params::ix;
@@ -32,6 +33,13 @@ pub struct PawnEntry {
     shelter_key: [u16; 2],
     /// Middle-game shelter/storm score of each side's king (from its own view).
     pub shelter: [i32; 2],
+    /// Distance from each side's king to the nearest pawn of either colour; 0 when
+    /// there are no pawns. Kept with the shelter (same king square).
+    pub king_pawn_distance: [u8; 2],
+    /// No pawn of either colour on the flank of each side's king.
+    pub pawnless_flank: [bool; 2],
+    /// Space count of each side (see [`space`]).
+    pub space: [u8; 2],
 }
 
 impl PawnEntry {
@@ -54,6 +62,9 @@ impl PawnEntry {
             half_open: [0; 2],
             shelter_key: [NO_SHELTER; 2],
             shelter: [0; 2],
+            king_pawn_distance: [0; 2],
+            pawnless_flank: [false; 2],
+            space: [0; 2],
         };
         for c in Color::ALL {
             let (score, passed) = structure(c, pawns[c.index()], pawns[(!c).index()], &mut NoTrace);
@@ -66,9 +77,28 @@ impl PawnEntry {
                 }
             }
             e.half_open[c.index()] = half_open;
+            e.space[c.index()] = space(c, pawns[c.index()], attacks[(!c).index()]);
         }
         e
     }
+}
+
+/// Space of `c`: the squares of its own half of the centre files (ranks 2 to 4 from
+/// its side) free of its own pawns `us` and of enemy pawn attacks; those behind its
+/// own pawns count twice.
+pub fn space(c: Color, us: Bitboard, their_attacks: Bitboard) -> u8 {
+    let area = SPACE_FILES & ranks_up_to(c, 3) & !ranks_up_to(c, 0);
+    let safe = area & !us & !their_attacks;
+    (safe.count() + (safe & fill_forward(!c, us)).count()) as u8
+}
+
+/// Distance from `ksq` to the nearest of `pawns`, 0 when there are none.
+fn nearest_pawn(ksq: Square, pawns: Bitboard) -> u8 {
+    pawns
+        .into_iter()
+        .map(|p| distance(ksq, p))
+        .min()
+        .unwrap_or(0) as u8
 }
 
 /// Structure score of `c`'s pawns `us` against the enemy pawns `them`, and the set of
@@ -281,6 +311,9 @@ impl PawnTable {
                 };
                 e.shelter[c.index()] = shelter(c, ksq, castle, us, them, &mut NoTrace);
                 e.shelter_key[c.index()] = skey;
+                let all = white | black;
+                e.king_pawn_distance[c.index()] = nearest_pawn(ksq, all);
+                e.pawnless_flank[c.index()] = (all & KING_FLANK[ksq.file().index()]).is_empty();
             }
         }
         e

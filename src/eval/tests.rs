@@ -252,6 +252,32 @@ fn pawn_entry_shelter_follows_the_king() {
     assert!(a1.mg > a2.mg, "{a1:?} {a2:?}");
 }
 
+#[test]
+fn pawn_entry_king_terms_follow_the_king() {
+    // Same pawns, the king walks away from them and onto a pawnless flank: the
+    // king-to-pawn distance and the pawnless flank kept in the entry must change
+    // with it, in whatever order the positions come, as a fresh evaluator says.
+    let near = "8/5ppp/6k1/8/8/8/5PPP/6K1 w - - 0 1";
+    let far = "8/5ppp/6k1/8/8/8/5PPP/K7 w - - 0 1";
+    let mut e = Evaluator::new(0);
+    for fen in [near, far, near, far] {
+        let b = Board::from_fen(fen).unwrap();
+        assert_eq!(e.evaluate(&b), Evaluator::new(0).evaluate(&b), "{fen}");
+    }
+    let kp = |fen: &str| {
+        breakdown_fen(&mut Evaluator::new(0), fen)
+            .row(Term::Pawns)
+            .white
+    };
+    let ks = |fen: &str| {
+        breakdown_fen(&mut Evaluator::new(0), fen)
+            .row(Term::KingSafety)
+            .white
+    };
+    assert_ne!(kp(near), kp(far));
+    assert_ne!(ks(near), ks(far));
+}
+
 // ----- values ------------------------------------------------------------------------------
 
 #[test]
