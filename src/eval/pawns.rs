@@ -86,7 +86,7 @@ impl PawnEntry {
 /// Space of `c`: the squares of its own half of the centre files (ranks 2 to 4 from
 /// its side) free of its own pawns `us` and of enemy pawn attacks; those behind its
 /// own pawns count twice.
-pub fn space(c: Color, us: Bitboard, their_attacks: Bitboard) -> u8 {
+fn space(c: Color, us: Bitboard, their_attacks: Bitboard) -> u8 {
     let area = SPACE_FILES & ranks_up_to(c, 3) & !ranks_up_to(c, 0);
     let safe = area & !us & !their_attacks;
     (safe.count() + (safe & fill_forward(!c, us)).count()) as u8
