@@ -72,6 +72,10 @@ pub struct TimeBudget {
 /// reply's way through the server, a clock that counts whole seconds), for the floor.
 const SUDDEN_DEATH_MOVE_COST_MS: u64 = 25;
 
+/// How many move overheads (beside one increment) the hard limit of an increment
+/// game keeps on the clock.
+const INCREMENT_FLOOR_OVERHEADS: u64 = 10;
+
 /// Computes the budget for a search, or `None` when the search is not timed.
 pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudget> {
     if limits.infinite {
@@ -109,9 +113,22 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     // expected, and spend only above it: the clock then decays towards the floor
     // instead of towards zero, and below it every move is almost instant.
     let sudden_death = inc_ms == 0 && c.moves_to_go.is_none();
+    let overhead_ms = config.move_overhead.as_millis() as u64;
     let floor_ms = if sudden_death {
-        let per_move = config.move_overhead.as_millis() as u64 + SUDDEN_DEATH_MOVE_COST_MS;
-        moves * per_move
+        moves * (overhead_ms + SUDDEN_DEATH_MOVE_COST_MS)
+    } else {
+        0
+    };
+    // With an increment the clock would settle where a move's share of it plus most
+    // of the increment equals the increment: a few hundred milliseconds at 10+0.1,
+    // and a search that runs to its hard limit could take 40 % of a 1 s clock, so one
+    // stall of the machine or the server (a busy host, a lag spike) loses on time.
+    // The soft target ignores this floor (it costs nothing while the clock is high);
+    // the hard limit keeps above it, so the clock settles just above the floor.
+    let hard_floor_ms = if sudden_death {
+        floor_ms
+    } else if c.moves_to_go.is_none() {
+        inc_ms + INCREMENT_FLOOR_OVERHEADS * overhead_ms
     } else {
         0
     };
@@ -122,22 +139,34 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     } else {
         usable_ms / 100
     };
-    let mut base = spendable_ms / moves;
-    if inc_ms > 0 && usable_ms > 2 * inc_ms {
-        base += inc_ms * 3 / 4;
-    }
+    // Most of the increment, unless the clock is down to a couple of them.
+    let inc_part = if inc_ms > 0 && usable_ms > 2 * inc_ms {
+        inc_ms * 3 / 4
+    } else {
+        0
+    };
+    let base = spendable_ms / moves + inc_part;
     let usage = (100 + config.usage.clamp(-90, 400)) as u64;
     let mut soft = base * usage / 100;
     if config.ponder {
         soft = soft * 5 / 4;
     }
     // The hard limit: a few times the target, never more than a share of what is left
-    // (all of it only when this is the last move before the control).
+    // (all of it only when this is the last move before the control). Without a
+    // control to come, the share is of what lies above the floor (plus the increment
+    // part), so even a move that runs to its hard limit leaves the floor alone.
     let share = match c.moves_to_go {
         Some(1) => usable_ms * 9 / 10,
         Some(2) => usable_ms * 6 / 10,
-        _ if sudden_death => spendable_ms * 4 / 10,
-        _ => usable_ms * 4 / 10,
+        Some(_) => usable_ms * 4 / 10,
+        None => {
+            let above = if usable_ms > hard_floor_ms {
+                usable_ms - hard_floor_ms
+            } else {
+                usable_ms / 100
+            };
+            above * 4 / 10 + inc_part
+        }
     };
     let hard = (soft * 4).min(share).min(usable_ms);
     let soft = soft.min(hard);
@@ -301,7 +330,8 @@ mod tests {
         let b = allocate(&clock(10_000, 100, None), &c).unwrap();
         assert!(b.soft > Duration::from_millis(10_000 / 30), "{b:?}");
         // Played to 300 moves, each charged its soft target plus 10 ms of lag: the
-        // clock settles at a few increments and never runs out.
+        // clock settles above the hard limit's floor (one increment and ten
+        // overheads, 600 ms) instead of at a few hundred milliseconds.
         let mut left: u64 = 10_000;
         let mut smallest = left;
         for ply in (0..600).step_by(2) {
@@ -315,7 +345,41 @@ mod tests {
             left = left - spent + 100;
             smallest = smallest.min(left);
         }
-        assert!(smallest > 150, "the clock went down to {smallest} ms");
+        assert!(smallest > 600, "the clock went down to {smallest} ms");
+        // The same game with every move running to its hard limit (an unstable
+        // search each time): the floor still holds.
+        let mut left: u64 = 10_000;
+        let mut smallest = left;
+        for ply in (0..600).step_by(2) {
+            let mut l = clock(left, 100, None);
+            l.game_ply = ply;
+            let spent = allocate(&l, &c).unwrap().hard.as_millis() as u64 + 10;
+            assert!(
+                spent < left,
+                "ply {ply}: {spent} ms spent with {left} ms left"
+            );
+            left = left - spent + 100;
+            smallest = smallest.min(left);
+        }
+        assert!(
+            smallest > 600,
+            "at hard limits the clock went down to {smallest} ms"
+        );
+        // Below the floor (after a stall) a move costs less than the increment, so
+        // the clock climbs back.
+        for left in [100u64, 300, 500] {
+            let b = allocate(&clock(left, 100, None), &c).unwrap();
+            assert!(b.soft < Duration::from_millis(90), "{left}: {b:?}");
+            assert!(b.hard < Duration::from_millis(left), "{left}: {b:?}");
+        }
+        // A bigger increment and overhead (a server game, 2 12 with lag): the floor
+        // is 12 + 10 * 0.3 s; a minute left still spends most of the increment, and
+        // just above the floor a move costs less than the increment.
+        let c = cfg(0, 300);
+        let b = allocate(&clock(60_000, 12_000, None), &c).unwrap();
+        assert!(b.soft >= Duration::from_millis(9_000), "{b:?}");
+        let b = allocate(&clock(25_000, 12_000, None), &c).unwrap();
+        assert!(b.soft < Duration::from_millis(12_000 - 300), "{b:?}");
     }
 
     #[test]
