@@ -119,26 +119,9 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
     } else {
         0
     };
-    // With an increment the clock would settle where a move's share of it plus most
-    // of the increment equals the increment: a few hundred milliseconds at 10+0.1,
-    // and a search that runs to its hard limit could take 40 % of a 1 s clock, so one
-    // stall of the machine or the server (a busy host, a lag spike) loses on time.
-    // The soft target ignores this floor (it costs nothing while the clock is high);
-    // the hard limit keeps above it, so the clock settles just above the floor.
-    let hard_floor_ms = if sudden_death {
-        floor_ms
-    } else if c.moves_to_go.is_none() {
-        inc_ms + INCREMENT_FLOOR_OVERHEADS * overhead_ms
-    } else {
-        0
-    };
     // Below the floor a move gets a sliver (a shallow search); above it, the part
     // above the floor is shared out.
-    let spendable_ms = if usable_ms > floor_ms {
-        usable_ms - floor_ms
-    } else {
-        usable_ms / 100
-    };
+    let spendable_ms = above_floor(usable_ms, floor_ms);
     // Most of the increment, unless the clock is down to a couple of them.
     let inc_part = if inc_ms > 0 && usable_ms > 2 * inc_ms {
         inc_ms * 3 / 4
@@ -160,12 +143,19 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
         Some(2) => usable_ms * 6 / 10,
         Some(_) => usable_ms * 4 / 10,
         None => {
-            let above = if usable_ms > hard_floor_ms {
-                usable_ms - hard_floor_ms
+            // Sudden death keeps its floor. With an increment the clock would settle
+            // where a move's share of it plus most of the increment equals the
+            // increment: a few hundred milliseconds at 10+0.1, and a search that runs
+            // to its hard limit could take 40 % of a 1 s clock, so one stall of the
+            // machine or the server (a busy host, a lag spike) loses on time. The soft
+            // target ignores this floor (it costs nothing while the clock is high);
+            // the hard limit keeps above it, so the clock settles just above it.
+            let hard_floor_ms = if sudden_death {
+                floor_ms
             } else {
-                usable_ms / 100
+                inc_ms + INCREMENT_FLOOR_OVERHEADS * overhead_ms
             };
-            above * 4 / 10 + inc_part
+            above_floor(usable_ms, hard_floor_ms) * 4 / 10 + inc_part
         }
     };
     let hard = (soft * 4).min(share).min(usable_ms);
@@ -175,6 +165,15 @@ pub fn allocate(limits: &SearchLimits, config: &SearchConfig) -> Option<TimeBudg
         hard: Duration::from_millis(hard.max(1)),
         fixed: false,
     })
+}
+
+/// What lies above a floor; below it, a sliver (enough for a shallow search).
+fn above_floor(usable_ms: u64, floor_ms: u64) -> u64 {
+    if usable_ms > floor_ms {
+        usable_ms - floor_ms
+    } else {
+        usable_ms / 100
+    }
 }
 
 /// Soft-limit scaling by how the search is going, in percent.
@@ -225,6 +224,32 @@ mod tests {
             }),
             ..Default::default()
         }
+    }
+
+    /// Plays `plies / 2` of our moves from `start_ms` on a clock with `inc_ms`, each
+    /// charged what `spend` picks from its budget plus 10 ms of lag; panics if a move
+    /// would take the whole clock, and returns the lowest clock seen.
+    fn lowest_clock(
+        c: &SearchConfig,
+        start_ms: u64,
+        inc_ms: u64,
+        plies: u32,
+        spend: fn(&TimeBudget) -> Duration,
+    ) -> u64 {
+        let mut left = start_ms;
+        let mut smallest = left;
+        for ply in (0..plies).step_by(2) {
+            let mut l = clock(left, inc_ms, None);
+            l.game_ply = ply;
+            let spent = spend(&allocate(&l, c).unwrap()).as_millis() as u64 + 10;
+            assert!(
+                spent < left,
+                "ply {ply}: {spent} ms spent with {left} ms left"
+            );
+            left = left - spent + inc_ms;
+            smallest = smallest.min(left);
+        }
+        smallest
     }
 
     #[test]
@@ -299,21 +324,8 @@ mod tests {
         // of lag (the overhead estimate is 80): the clock settles above zero instead
         // of running out.
         let c = cfg(0, 80);
-        let mut left: u64 = 60_000;
-        let mut smallest = left;
-        for ply in (0..400).step_by(2) {
-            let mut l = clock(left, 0, None);
-            l.game_ply = ply;
-            let b = allocate(&l, &c).unwrap();
-            // Spend the soft target (a search stops between soft and hard).
-            let spent = b.soft.as_millis() as u64 + 10;
-            assert!(
-                spent < left,
-                "ply {ply}: {spent} ms spent with {left} ms left"
-            );
-            left -= spent;
-            smallest = smallest.min(left);
-        }
+        // Spend the soft target (a search stops between soft and hard).
+        let smallest = lowest_clock(&c, 60_000, 0, 400, |b| b.soft);
         assert!(smallest > 1_000, "the clock went down to {smallest} ms");
         // Below the floor the search gets next to nothing: an instant move.
         let b = allocate(&clock(900, 0, None), &c).unwrap();
@@ -332,35 +344,11 @@ mod tests {
         // Played to 300 moves, each charged its soft target plus 10 ms of lag: the
         // clock settles above the hard limit's floor (one increment and ten
         // overheads, 600 ms) instead of at a few hundred milliseconds.
-        let mut left: u64 = 10_000;
-        let mut smallest = left;
-        for ply in (0..600).step_by(2) {
-            let mut l = clock(left, 100, None);
-            l.game_ply = ply;
-            let spent = allocate(&l, &c).unwrap().soft.as_millis() as u64 + 10;
-            assert!(
-                spent < left,
-                "ply {ply}: {spent} ms spent with {left} ms left"
-            );
-            left = left - spent + 100;
-            smallest = smallest.min(left);
-        }
+        let smallest = lowest_clock(&c, 10_000, 100, 600, |b| b.soft);
         assert!(smallest > 600, "the clock went down to {smallest} ms");
         // The same game with every move running to its hard limit (an unstable
         // search each time): the floor still holds.
-        let mut left: u64 = 10_000;
-        let mut smallest = left;
-        for ply in (0..600).step_by(2) {
-            let mut l = clock(left, 100, None);
-            l.game_ply = ply;
-            let spent = allocate(&l, &c).unwrap().hard.as_millis() as u64 + 10;
-            assert!(
-                spent < left,
-                "ply {ply}: {spent} ms spent with {left} ms left"
-            );
-            left = left - spent + 100;
-            smallest = smallest.min(left);
-        }
+        let smallest = lowest_clock(&c, 10_000, 100, 600, |b| b.hard);
         assert!(
             smallest > 600,
             "at hard limits the clock went down to {smallest} ms"
