@@ -1,0 +1,148 @@
+//! A game's records: the PGN text of the game so far (with clock and evaluation
+//! comments), the in-progress record rewritten after every move on a thread of its
+//! own, and the PGN date.
+
+use super::*;
+
+/// Writes a game's in-progress record on a thread of its own, in order, only the
+/// newest snapshot when several wait; finished (joined) before the game's final
+/// record is written, so a late snapshot can never follow it.
+pub(super) struct Recorder {
+    tx: std::sync::mpsc::Sender<String>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Recorder {
+    pub(super) fn start(
+        archive: crate::bot::archive::Archive,
+        white: String,
+        black: String,
+    ) -> Recorder {
+        let (tx, rx) = std::sync::mpsc::channel::<String>();
+        let thread = std::thread::spawn(move || {
+            while let Ok(mut text) = rx.recv() {
+                while let Ok(newer) = rx.try_recv() {
+                    text = newer;
+                }
+                if let Err(e) = archive.write_in_progress(&white, &black, &text) {
+                    warn!("cannot write the in-progress record: {e}");
+                }
+            }
+        });
+        Recorder { tx, thread }
+    }
+
+    /// Waits (off the async threads) for the last snapshot to be written.
+    pub(super) async fn finish(self) {
+        drop(self.tx);
+        let t = self.thread;
+        let _ = tokio::task::spawn_blocking(move || t.join()).await;
+    }
+}
+
+fn fmt_clk(ms: i64) -> String {
+    let s = ms.max(0) / 1000;
+    format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+}
+
+/// Today's date as `YYYY.MM.DD` (UTC).
+pub fn pgn_date() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Civil date from days since 1970-01-01.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+impl Task {
+    /// Replaces the in-progress record when the game has grown (off the async
+    /// threads), so a game cut short by a crash or a lost server keeps a record.
+    pub(super) fn save_in_progress(&mut self) {
+        let ply = self.ply();
+        if self.saved_ply == Some(ply) || self.archive.pgn.is_none() {
+            return;
+        }
+        self.saved_ply = Some(ply);
+        let text = self.pgn(&GameEnd {
+            game: self.s.game,
+            white: self.s.white.clone(),
+            black: self.s.black.clone(),
+            reason: "in progress".into(),
+            result: "*".into(),
+        });
+        if self.recorder.is_none() {
+            self.recorder = Some(Recorder::start(
+                self.archive.clone(),
+                self.s.white.clone(),
+                self.s.black.clone(),
+            ));
+        }
+        if let Some(r) = &self.recorder {
+            let _ = r.tx.send(text);
+        }
+    }
+
+    pub(super) fn pgn(&self, end: &GameEnd) -> String {
+        let mut g = crate::chess::pgn::PgnGame::new(self.start.clone());
+        let rated = if self.s.rated { "rated" } else { "unrated" };
+        g.set_tag(
+            "Event",
+            &format!("{} {rated} {} game", self.s.server, self.s.kind),
+        );
+        g.set_tag("Site", &self.s.server);
+        g.set_tag("Date", &pgn_date());
+        g.set_tag("Round", "-");
+        g.set_tag("White", &self.s.white);
+        g.set_tag("Black", &self.s.black);
+        if let Some(r) = self.s.white_rating {
+            g.set_tag("WhiteElo", &r.to_string());
+        }
+        if let Some(r) = self.s.black_rating {
+            g.set_tag("BlackElo", &r.to_string());
+        }
+        g.set_tag(
+            "TimeControl",
+            &format!("{}+{}", self.s.initial_secs, self.s.increment),
+        );
+        g.set_tag(
+            "Termination",
+            crate::bot::archive::termination(&end.reason, &end.result),
+        );
+        g.set_tag("TerminationDetails", &end.reason);
+        let mut b = self.start.clone();
+        for (i, &m) in self.moves.iter().enumerate() {
+            g.push_move(&b, m);
+            let mut c = Vec::new();
+            if let Some(Some(ms)) = self.clk.get(i) {
+                c.push(format!("[%clk {}]", fmt_clk(*ms)));
+            }
+            if let Some(Some((score, depth))) = self.evals.get(i) {
+                let white = if b.side_to_move() == Color::White {
+                    *score
+                } else {
+                    -*score
+                };
+                c.push(format!("[%eval {:.2}] d{depth}", white as f64 / 100.0));
+            }
+            if !c.is_empty() {
+                if let Some(last) = g.moves.last_mut() {
+                    last.comment = Some(c.join(" "));
+                }
+            }
+            b.make_move(m);
+        }
+        g.result = end.result.clone();
+        g.to_pgn()
+    }
+}
