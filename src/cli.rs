@@ -1,0 +1,331 @@
+//! The `kibitzer` binary's command line (clap): the global options, the subcommands
+//! and their arguments. `main.rs` runs them.
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "kibitzer",
+    version,
+    about = "A chess-server bot with its own Crafty-class engine"
+)]
+pub(crate) struct Cli {
+    /// Set an option before starting (`--set hash=256M`, repeatable); `help` at the
+    /// console lists them. Environment variables `KIBITZER_<NAME>` set them too, with
+    /// lower precedence.
+    #[arg(long = "set", short = 'o', value_name = "NAME=VALUE", global = true)]
+    pub(crate) set: Vec<String>,
+    #[command(flatten)]
+    pub(crate) rc: RcArgs,
+    /// Without a subcommand kibitzer starts the console, which switches to UCI on
+    /// `uci` and to xboard on `xboard`/`protover`.
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// The console's start-up file options (only the console reads a start-up file).
+#[derive(clap::Args, Clone, Default)]
+pub(crate) struct RcArgs {
+    /// The console's start-up file (commands as typed, up to a line `exit`); by
+    /// default `.kibitzerrc` in the working directory, else in the home directory.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) rc: Option<std::path::PathBuf>,
+    /// Start the console without a start-up file.
+    #[arg(long, conflicts_with = "rc")]
+    pub(crate) no_rc: bool,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// The ICS daemon: log in to a chess server and play unattended (alias `ics`).
+    #[command(alias = "ics")]
+    Daemon {
+        /// Configuration file (TOML); default config/kibitzer.toml when it exists.
+        #[arg(long, short = 'c', value_name = "FILE", env = "KIBITZER_CONFIG")]
+        config: Option<std::path::PathBuf>,
+        /// Server host (ics.server).
+        #[arg(long)]
+        server: Option<String>,
+        /// Server port (ics.port).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Login name (ics.handle); `guest` for a guest account.
+        #[arg(long)]
+        handle: Option<String>,
+        /// File whose first line is the password (ics.password_file).
+        #[arg(long, value_name = "FILE")]
+        password_file: Option<String>,
+        /// Print every configuration key with its default and help, then exit.
+        #[arg(long)]
+        keys: bool,
+        /// Check the configuration and exit.
+        #[arg(long)]
+        check: bool,
+    },
+    /// The Crafty-style console (the default without a subcommand).
+    Console {
+        #[command(flatten)]
+        rc: RcArgs,
+    },
+    /// Speak UCI on stdin/stdout.
+    Uci,
+    /// Speak xboard/CECP v2 on stdin/stdout.
+    Xboard,
+    /// Count the leaf nodes of the legal move tree (bulk counting at the last ply).
+    Perft {
+        /// Depth in plies.
+        depth: Option<u32>,
+        /// Position (FEN); the start position if omitted.
+        fen: Vec<String>,
+        /// Print the node count under each root move.
+        #[arg(long)]
+        divide: bool,
+        /// Run every position of an EPD perft suite (`;D5 4865609` fields) instead.
+        #[arg(long, value_name = "EPD")]
+        suite: Option<std::path::PathBuf>,
+        /// With --suite: deepest depth whose listed count is at most this many nodes
+        /// (default: no limit, the deepest listed depth).
+        #[arg(long, value_name = "N")]
+        max_nodes: Option<u64>,
+        /// With --suite: take every n-th position only.
+        #[arg(long, default_value_t = 1)]
+        every: usize,
+    },
+    /// Search the bench positions to a fixed depth; prints the node signature.
+    Bench {
+        /// Depth (default: the depth the committed signature was made with).
+        depth: Option<i32>,
+        /// Measure speed with this many threads instead (fixed time per position;
+        /// node counts then vary from run to run).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// With --threads: milliseconds per position.
+        #[arg(long, default_value_t = 2000)]
+        movetime: u64,
+        /// With --threads: number of positions.
+        #[arg(long, default_value_t = 12)]
+        positions: usize,
+    },
+    /// Run a test suite (EPD `bm`/`am`/`id`, or Crafty's title/setboard/solution).
+    Test {
+        /// Suite file.
+        file: std::path::PathBuf,
+        /// Seconds per position (default 1).
+        st: Option<f64>,
+        /// Depth limit instead of time.
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Node limit instead of time.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Stop a position early once the solution held this many iterations.
+        #[arg(long)]
+        early_exit: Option<u32>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+    },
+    /// Analyse one position and print each iteration (scores from White's side).
+    Analyze {
+        /// Position (FEN); the start position if omitted.
+        fen: Vec<String>,
+        /// Stop after this depth (plies); without --depth and --time the search runs
+        /// until interrupted.
+        #[arg(long)]
+        depth: Option<i32>,
+        /// Stop after this many seconds.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Hash table size in MB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+    },
+    /// Crafty's `perf`: move generations per second and generate+make+unmake per second.
+    Perf {
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
+    /// The opening book: create, export, show, time lookups.
+    Book {
+        #[command(subcommand)]
+        action: BookAction,
+    },
+    /// The steering book.
+    Books {
+        #[command(subcommand)]
+        action: BooksAction,
+    },
+    /// The evaluation tuner: extract training positions, fit the weights.
+    Tune {
+        #[command(subcommand)]
+        action: TuneAction,
+    },
+    /// Games of the engine against itself at a node budget (tuning data), as PGN.
+    Selfplay {
+        /// Number of games (openings are played in pairs).
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Nodes per move (jittered by +-20 %).
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Output PGN file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
+        #[arg(long)]
+        openings: Option<std::path::PathBuf>,
+        /// Random plies from the start position when no openings file is given.
+        #[arg(long, default_value_t = 8)]
+        random_plies: usize,
+        /// Games played at once (one search thread each).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Seed for openings and budgets.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Hash per game in MB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum TuneAction {
+    /// Quiet training positions from games with results, one `<FEN> | <result>` a line.
+    Extract {
+        /// PGN files (games without a result are skipped).
+        #[arg(required = true)]
+        pgn: Vec<std::path::PathBuf>,
+        /// Output file.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Plies skipped at the start of each game.
+        #[arg(long, default_value_t = 16)]
+        skip: usize,
+        /// Positions sampled per game at most.
+        #[arg(long, default_value_t = 10)]
+        per_game: usize,
+        /// Sampling seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Fit K, then every weight by Adam; print the error per epoch.
+    Run {
+        /// Positions files from `tune extract`.
+        #[arg(required = true)]
+        positions: Vec<std::path::PathBuf>,
+        /// Epochs to run (more after a resume).
+        #[arg(long, default_value_t = 500)]
+        epochs: u64,
+        /// Adam's step size in centipawns.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Use this K instead of fitting it.
+        #[arg(long)]
+        k: Option<f64>,
+        /// L2 penalty per weight towards its starting value (per centipawn squared).
+        #[arg(long, default_value_t = 1e-8)]
+        l2: f64,
+        /// Checkpoint: resumed from when it exists, saved as the run goes.
+        #[arg(long)]
+        state: Option<std::path::PathBuf>,
+        /// Save the checkpoint every this many epochs.
+        #[arg(long, default_value_t = 10)]
+        save_every: u64,
+        /// Print the error every this many epochs.
+        #[arg(long, default_value_t = 10)]
+        report_every: u64,
+        /// Threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Write the tuned weights to this file (src/eval/weights.rs).
+        #[arg(long)]
+        write: Option<std::path::PathBuf>,
+    },
+    /// Write the compiled-in weights in the tuner's layout (e.g. to diff a tuning).
+    Write {
+        /// Output file.
+        out: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BookAction {
+    /// Build a book from the first MAXPLY plies of every game of a PGN file.
+    Create {
+        /// The PGN file of games to read.
+        pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
+        maxply: u32,
+        /// Drop moves played in fewer games.
+        #[arg(default_value_t = 1)]
+        minplay: u32,
+        /// Drop moves whose wins fall short of this percentage of their losses.
+        #[arg(default_value_t = 0)]
+        wpct: u32,
+        /// The book file to write.
+        #[arg(long, value_name = "FILE", default_value = "book.bin")]
+        out: std::path::PathBuf,
+        /// Memory for counting before sorted runs go to disk, in MB.
+        #[arg(long, default_value_t = 256)]
+        memory: usize,
+    },
+    /// Write a book as a Polyglot book.
+    Export {
+        /// The book to read (a book.bin made by `book create`).
+        book: std::path::PathBuf,
+        /// The Polyglot book to write.
+        out: std::path::PathBuf,
+    },
+    /// The book moves of a position (the start position if no FEN), with the numbers
+    /// the choice uses.
+    Show {
+        /// The book directory (book.bin, books.bin, learning files).
+        dir: std::path::PathBuf,
+        /// The position (FEN); the start position if omitted.
+        fen: Vec<String>,
+        /// A Polyglot book as another source.
+        #[arg(long)]
+        polyglot: Option<std::path::PathBuf>,
+        /// A Crafty book.bin as another source.
+        #[arg(long)]
+        crafty: Option<std::path::PathBuf>,
+    },
+    /// Time lookups: every position of the first plies of the games of a PGN file.
+    Bench {
+        /// The book to time (a book.bin made by `book create`).
+        book: std::path::PathBuf,
+        /// The PGN file whose positions are looked up.
+        pgn: std::path::PathBuf,
+        /// Games of the PGN file to read.
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        /// Plies of each game to look up.
+        #[arg(long, default_value_t = 30)]
+        plies: usize,
+    },
+    /// Test helper: write books and learning files in DIR in a loop until killed.
+    #[command(hide = true)]
+    Torture { dir: std::path::PathBuf, seed: u64 },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum BooksAction {
+    /// Build the steering book (`!`, `?`, `{play nn%}`) from a PGN file.
+    Create {
+        /// The PGN file with the steering moves and their marks.
+        pgn: std::path::PathBuf,
+        /// Plies of each game that go into the book.
+        maxply: u32,
+        /// The steering book file to write.
+        #[arg(long, value_name = "FILE", default_value = "books.bin")]
+        out: std::path::PathBuf,
+    },
+}
