@@ -1,6 +1,7 @@
-//! What the game task does with its engine: the engine's reports (iterations, best
-//! moves, ponder results) turned into moves and talk, and the faults (no answer in
-//! time, a dead engine) that abort or resign rather than lose on time.
+//! What the game task does with its engine's reports: iterations and best-move
+//! changes become talk, the move is played, resignations and draw answers go to the
+//! server; and its faults: an engine that does not answer in time gets a stop, then a
+//! fallback move is played; a fault aborts the game, too many resign it.
 
 use super::*;
 
