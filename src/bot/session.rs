@@ -1,6 +1,6 @@
 //! One connected session of the daemon: the event loop that reads the server's
 //! lines and tells, starts and finishes games, answers challenges and owners, and
-//! decides when the session ends (lost connection, shutdown, reload).
+//! decides when the session ends (our shutdown, a lost connection, a kick by the server).
 
 use super::*;
 
