@@ -113,6 +113,48 @@ impl Archive {
         }
     }
 
+    /// A new game (not a resumed one) between these two players is starting: a
+    /// record still in progress for them, in either colour, is of a game the server
+    /// no longer has (lasker drops an unrated game at a shutdown; an adjournment may
+    /// lapse). It goes to the PGN file as it stood (result `*`, unterminated) and
+    /// is removed, so the new game's record cannot overwrite it. Returns the texts
+    /// moved.
+    pub fn retire_in_progress(&self, white: &str, black: &str) -> std::io::Result<Vec<String>> {
+        let mut moved = Vec::new();
+        if self.pgn.is_none() {
+            return Ok(moved);
+        }
+        let mut paths = vec![self.in_progress_path(white, black)];
+        let swapped = self.in_progress_path(black, white);
+        if swapped != paths[0] {
+            paths.push(swapped);
+        }
+        for path in paths {
+            let text = match fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(e),
+            };
+            // What is known now: the game never finished on the server.
+            let text: String = text
+                .lines()
+                .map(|l| {
+                    if l.starts_with("[TerminationDetails ") {
+                        format!("[TerminationDetails \"{DROPPED}\"]\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect();
+            if !text.trim().is_empty() {
+                self.append_pgn(&text)?;
+            }
+            fs::remove_file(&path)?;
+            moved.push(text);
+        }
+        Ok(moved)
+    }
+
     /// Writes the engine log of a game and prunes old logs.
     pub fn write_log(&self, name: &str, lines: &[String]) -> std::io::Result<()> {
         if !self.logs || self.logs_keep == 0 {
@@ -204,6 +246,9 @@ pub fn lock_instance(dir: &Path, server: &str, handle: &str) -> std::io::Result<
 }
 
 /// The PGN `Termination` value for the server's words about a game's end.
+/// `TerminationDetails` of a record retired by `Archive::retire_in_progress`.
+pub const DROPPED: &str = "not finished: the server no longer had the game";
+
 pub fn termination(reason: &str, result: &str) -> &'static str {
     let r = reason.to_ascii_lowercase();
     if r.contains("adjourn") || (result == "*" && !r.contains("abort")) {
@@ -275,6 +320,39 @@ mod tests {
         // No temporary files are left behind.
         let left: Vec<_> = fs::read_dir(dir.join("in-progress")).unwrap().collect();
         assert!(left.is_empty());
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_stale_record_is_retired_to_the_pgn_file_in_either_colour() {
+        let dir = std::env::temp_dir().join(format!("kibitzer-retire-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let a = Archive {
+            dir: dir.clone(),
+            pgn: Some(dir.join("games.pgn")),
+            pgn_max_bytes: 1 << 20,
+            pgn_keep: 2,
+            logs: false,
+            logs_keep: 0,
+        };
+        // Nothing in progress: nothing moves, no file appears.
+        assert!(a.retire_in_progress("botone", "bottwo").unwrap().is_empty());
+        assert!(!dir.join("games.pgn").exists());
+        let cut = "[White \"BotOne\"]\n[Black \"bottwo\"]\n[Result \"*\"]\n[TerminationDetails \"in progress\"]\n\n1. e4 e5 *\n\n";
+        let retired = cut.replace("in progress", DROPPED);
+        a.write_in_progress("BotOne", "bottwo", cut).unwrap();
+        a.write_in_progress("carol", "botone", "[Result \"*\"]\n\n1. d4 *\n\n")
+            .unwrap();
+        // The next game has the colours the other way round.
+        let moved = a.retire_in_progress("bottwo", "botone").unwrap();
+        assert_eq!(moved, vec![retired.clone()]);
+        assert!(!a.in_progress_path("botone", "bottwo").exists());
+        // Another opponent's record stays.
+        assert!(a.in_progress_path("carol", "botone").exists());
+        assert_eq!(fs::read_to_string(dir.join("games.pgn")).unwrap(), retired);
+        // Once only.
+        assert!(a.retire_in_progress("botone", "bottwo").unwrap().is_empty());
+        assert_eq!(fs::read_to_string(dir.join("games.pgn")).unwrap(), retired);
         let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -327,6 +327,11 @@ impl Daemon {
 
     fn lost(&self, slot: &mut Option<Slot>, why: String) -> SessionEnd {
         if let Some(s) = slot.take() {
+            info!(
+                game = s.game,
+                opponent = %s.setup.opponent,
+                "game cut off with the connection: its record stays in progress until the game is resumed or a new game with this opponent starts"
+            );
             let _ = s.tx.send(GameInput::ConnectionLost);
             // The task ends on its own; its engine is dropped with it.
         }

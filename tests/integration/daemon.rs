@@ -473,7 +473,9 @@ async fn dropped(icc: bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_shutdown_then_resume_after_restart() {
+    // Rated: lasker adjourns only rated games at a shutdown.
     let cfg = FakeConfig {
+        rated: true,
         shutdown_at: Some(4),
         down_for: Duration::from_millis(1500),
         opp_resign_at: Some(12),

@@ -32,6 +32,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
 pub const OPP: &str = "bottwo";
+/// The fake's result entry for an unrated game a shutdown made vanish.
+pub const DROPPED_BY_SHUTDOWN: &str = "unrated game dropped by the shutdown";
 
 /// What the fake server does.
 #[derive(Clone, Debug)]
@@ -100,6 +102,10 @@ pub struct FakeConfig {
     pub refuse_draw_claims: bool,
     /// Speak ICC (level-1 and level-2 units) instead of the FICS-lineage text.
     pub icc: bool,
+    /// Games are rated (their lines say so). A shutdown adjourns only rated games, as
+    /// lasker's does: an unrated game in progress vanishes without a game line and
+    /// cannot be resumed (transcript `g_shutdown`, rated `g2_shutdown_countdown_rated`).
+    pub rated: bool,
 }
 
 impl Default for FakeConfig {
@@ -142,6 +148,7 @@ impl Default for FakeConfig {
             start_fen: None,
             refuse_draw_claims: false,
             icc: false,
+            rated: false,
         }
     }
 }
@@ -283,6 +290,15 @@ const PROMPT: &str = "fics% ";
 const BANNER: &str = "\n\r  (fake FICS-lineage server for tests)\n\r\n\rIf you are not a registered player enter the login name \"guest\"\n\rlogin: ";
 
 impl World {
+    /// `rated` or `unrated`, as the game lines say.
+    fn rated_word(&self) -> &'static str {
+        if self.cfg.rated {
+            "rated"
+        } else {
+            "unrated"
+        }
+    }
+
     fn send(&self, text: &str) {
         if let Some((_, tx)) = &self.bot {
             let _ = tx.send(lines(text));
@@ -534,8 +550,16 @@ impl World {
 
     fn movelist(&self, g: &Game) -> String {
         let mut s = format!(
-            "\nMovelist for game {}:\n\n{} (UNR) vs. {} (UNR) --- Sat Apr 20, 12:52 UTC 2013\nUnrated blitz match, initial time: {} minutes, increment: {} seconds.\n\nMove  {:<18} {:<18}\n----  ----------------   ----------------\n",
-            g.num, g.white, g.black, self.cfg.minutes, self.cfg.inc, g.white, g.black
+            "\nMovelist for game {}:\n\n{} ({r}) vs. {} ({r}) --- Sat Apr 20, 12:52 UTC 2013\n{} blitz match, initial time: {} minutes, increment: {} seconds.\n\nMove  {:<18} {:<18}\n----  ----------------   ----------------\n",
+            g.num,
+            g.white,
+            g.black,
+            if self.cfg.rated { "Rated" } else { "Unrated" },
+            self.cfg.minutes,
+            self.cfg.inc,
+            g.white,
+            g.black,
+            r = if self.cfg.rated { "1500" } else { "UNR" }
         );
         let mut b = g.start.clone();
         for (i, &m) in g.moves.iter().enumerate() {

@@ -6,7 +6,7 @@
 //! looked for again, a server without timeseal, and wrapped tells.
 
 use crate::daemon::{settings, temp_dir};
-use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats, OPP};
+use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats, DROPPED_BY_SHUTDOWN, OPP};
 use kibitzer::bot::{ControlMsg, Daemon, Exit};
 use std::time::Duration;
 
@@ -502,6 +502,7 @@ async fn a_wrapped_tell_is_read_whole() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_adjourned_and_resumed_game_is_recorded_once() {
     let cfg = FakeConfig {
+        rated: true,
         shutdown_at: Some(4),
         shutdown_countdown: Some(1),
         down_for: Duration::from_millis(1500),
@@ -539,6 +540,62 @@ async fn an_adjourned_and_resumed_game_is_recorded_once() {
         pgn.matches("[%clk").count() >= plies,
         "{plies} plies: {pgn}"
     );
+    assert!(in_progress.is_empty(), "{in_progress:?}");
+}
+
+/// An unrated game in progress at a shutdown vanishes from lasker (only rated games
+/// are adjourned; transcript `g_shutdown`): no game line, nothing to resume. Its
+/// in-progress record is not overwritten by the next game with the same opponent
+/// (colours reversed): it goes to the PGN file as it stood, result `*` and
+/// unterminated, before the new game's record; nothing stays in progress.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unrated_game_dropped_by_a_shutdown_keeps_its_record() {
+    let cfg = FakeConfig {
+        games: 2,
+        shutdown_at: Some(6),
+        down_for: Duration::from_millis(1500),
+        opp_resign_at: Some(10),
+        ..Default::default()
+    };
+    let r = start("dropped", cfg, &[]).await;
+    let s = r.srv.wait_results(2, Duration::from_secs(60)).await;
+    assert_eq!(s.results.len(), 2, "{s:?}");
+    assert_eq!(s.results[0].1, DROPPED_BY_SHUTDOWN, "{s:?}");
+    assert!(s.results[1].1.contains("resigns"), "{s:?}");
+    let pgn_path = r.dir.join("games.pgn");
+    let mut pgn = String::new();
+    for _ in 0..100 {
+        pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
+        if pgn.matches("[Result").count() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let in_progress: Vec<_> = std::fs::read_dir(r.dir.join("in-progress"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let (stats, _) = r.quit().await;
+    assert_eq!(stats.bot_time_losses, 0);
+    let records: Vec<&str> = pgn.split("[Event ").skip(1).collect();
+    assert_eq!(records.len(), 2, "{pgn}");
+    // The dropped game first, as it stood: botone White, six plies, no result.
+    assert!(records[0].contains("[White \"botone\"]"), "{pgn}");
+    assert!(records[0].contains("[Result \"*\"]"), "{pgn}");
+    assert!(
+        records[0].contains("[Termination \"unterminated\"]"),
+        "{pgn}"
+    );
+    assert!(
+        records[0].contains(&format!(
+            "[TerminationDetails \"{}\"]",
+            kibitzer::bot::archive::DROPPED
+        )),
+        "{pgn}"
+    );
+    assert!(records[0].contains(" 3. "), "{pgn}");
+    // Then the new game, colours reversed, to its end.
+    assert!(records[1].contains("[White \"bottwo\"]"), "{pgn}");
+    assert!(records[1].contains("[Termination \"normal\"]"), "{pgn}");
     assert!(in_progress.is_empty(), "{in_progress:?}");
 }
 

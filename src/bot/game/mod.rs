@@ -826,6 +826,11 @@ pub async fn run(
     if !greeting.is_empty() && !t.s.continuing && !t.tournament {
         t.send(ServerCommand::Say(greeting));
     }
+    if !t.s.continuing {
+        // A new game: a record still in progress for these players is of a game the
+        // server dropped; it is retired before this game's record can replace it.
+        record::retire_stale_record(t.archive.clone(), &t.s).await;
+    }
     let end = loop {
         let wake = tokio::time::Instant::from_std(t.next_timer());
         tokio::select! {

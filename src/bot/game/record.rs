@@ -1,6 +1,7 @@
 //! A game's records: the PGN text of the game so far (with clock and evaluation
 //! comments), the in-progress record rewritten after every move on a thread of its
-//! own, and the PGN date.
+//! own, the retiring of an earlier game's record the server dropped, and the PGN
+//! date.
 
 use super::*;
 
@@ -145,4 +146,40 @@ impl Task {
         g.result = end.result.clone();
         g.to_pgn()
     }
+}
+
+/// Moves the in-progress record of an earlier game between the players of `setup`
+/// to the PGN file (see `Archive::retire_in_progress`) and into the results ledger.
+pub(super) async fn retire_stale_record(archive: crate::bot::archive::Archive, setup: &GameSetup) {
+    let (white, black) = (setup.white.clone(), setup.black.clone());
+    let moved =
+        tokio::task::spawn_blocking(move || archive.retire_in_progress(&white, &black)).await;
+    let texts = match moved {
+        Ok(Ok(t)) => t,
+        Ok(Err(e)) => {
+            error!("cannot move the unfinished record of an earlier game to the PGN file: {e}");
+            return;
+        }
+        Err(_) => return,
+    };
+    if texts.is_empty() {
+        return;
+    }
+    info!(
+        opponent = %setup.opponent,
+        records = texts.len(),
+        "an earlier game with this opponent never ended on the server: its record went to the PGN file unterminated"
+    );
+    let handle = match setup.our_color {
+        Color::White => setup.white.clone(),
+        Color::Black => setup.black.clone(),
+    };
+    let class = crate::bot::status::class_name(setup.class).to_string();
+    setup.status.update(|s| {
+        let mut r = (*s.results).clone();
+        for t in &texts {
+            r.add_record(t, &handle, &|_| class.clone());
+        }
+        s.results = std::sync::Arc::new(r);
+    });
 }

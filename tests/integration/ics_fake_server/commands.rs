@@ -37,7 +37,8 @@ pub(super) fn create_game(w: &mut World, bot: &str) {
         w.send(&u);
         return;
     }
-    w.send(&format!("\nCreating: {white} (----) {black} (----) unrated {kind} {m} {i}\n\n{{Game {num} ({white} vs. {black}) Creating unrated {kind} match.}}\n"));
+    let r = w.rated_word();
+    w.send(&format!("\nCreating: {white} (----) {black} (----) {r} {kind} {m} {i}\n\n{{Game {num} ({white} vs. {black}) Creating {r} {kind} match.}}\n"));
     w.send_board(bot);
 }
 
@@ -61,7 +62,8 @@ pub(super) fn challenge(w: &mut World, bot: &str) {
     } else {
         "blitz"
     };
-    w.send(&format!("\nChallenge: {OPP} (1500) {bot} (----) unrated {kind} {m} {i}.\nYou can \"accept\" or \"decline\", or propose different parameters.\n{PROMPT}"));
+    let r = w.rated_word();
+    w.send(&format!("\nChallenge: {OPP} (1500) {bot} (----) {r} {kind} {m} {i}.\nYou can \"accept\" or \"decline\", or propose different parameters.\n{PROMPT}"));
 }
 
 /// One command from the bot; true to close the connection.
@@ -162,7 +164,7 @@ pub(super) fn command(
                     opponent_turn(world, engine, bot);
                     return false;
                 }
-                w.send(&format!("Issuing: {bot} (----) {OPP} (----) unrated wild 1 0 Loaded from blitz/0 (adjourned).\n{PROMPT}\n{OPP} accepts your challenge.\n{PROMPT}{{Game {num} ({white} vs. {black}) Continuing unrated blitz match.}}\n\nCreating: {white} (0) {black} (0) unrated blitz {} {}\n\n{{Game {num} ({white} vs. {black}) Continuing unrated blitz match.}}\n", w.cfg.minutes, w.cfg.inc));
+                w.send(&format!("Issuing: {bot} (----) {OPP} (----) unrated wild 1 0 Loaded from blitz/0 (adjourned).\n{PROMPT}\n{OPP} accepts your challenge.\n{PROMPT}{{Game {num} ({white} vs. {black}) Continuing {r} blitz match.}}\n\nCreating: {white} (0) {black} (0) {r} blitz {} {}\n\n{{Game {num} ({white} vs. {black}) Continuing {r} blitz match.}}\n", w.cfg.minutes, w.cfg.inc, r = w.rated_word()));
                 w.send_board(bot);
                 drop(w);
                 opponent_turn(world, engine, bot);
@@ -426,11 +428,19 @@ pub(super) fn command(
                     let mut line =
                         String::from("\n\n    **** Server shutdown ordered by admin. ****\n\n");
                     if let Some(g) = w.game.take() {
-                        line.push_str(&format!("{{Game {} ({} vs. {}) Game adjourned by mutual agreement}} *\nNo ratings adjustment done.\n{PROMPT}\n", g.num, g.white, g.black));
-                        w.stats
-                            .results
-                            .push(("*".into(), "adjourned by shutdown".into(), g.ply()));
-                        w.adjourned = Some(g);
+                        if w.cfg.rated {
+                            line.push_str(&format!("{{Game {} ({} vs. {}) Game adjourned by mutual agreement}} *\nNo ratings adjustment done.\n{PROMPT}\n", g.num, g.white, g.black));
+                            w.stats.results.push((
+                                "*".into(),
+                                "adjourned by shutdown".into(),
+                                g.ply(),
+                            ));
+                            w.adjourned = Some(g);
+                        } else {
+                            w.stats
+                                .results
+                                .push(("*".into(), DROPPED_BY_SHUTDOWN.into(), g.ply()));
+                        }
                     }
                     line.push_str("    **** Server shutting down immediately. ****\n\nLogging you out.\n\nThank you for using a Free (GNU) Internet Chess server.\n");
                     w.send(&line);
@@ -442,8 +452,19 @@ pub(super) fn command(
             if w.cfg.shutdown_at.is_some_and(|p| ply >= p) {
                 w.cfg.shutdown_at = None;
                 let g = w.game.take().unwrap();
-                let line = format!("\n\n    **** Server shutdown ordered by admin. ****\n\n    **** We are going down because: testing shutdown. ****\n\n{{Game {} ({} vs. {}) Game adjourned by mutual agreement}} *\nNo ratings adjustment done.\n{PROMPT}\n    **** Server shutting down immediately. ****\n\nLogging you out.\n\nThank you for using a Free (GNU) Internet Chess server.\n", g.num, g.white, g.black);
-                w.adjourned = Some(g);
+                let ended = if w.cfg.rated {
+                    format!("{{Game {} ({} vs. {}) Game adjourned by mutual agreement}} *\nNo ratings adjustment done.\n{PROMPT}\n", g.num, g.white, g.black)
+                } else {
+                    String::new()
+                };
+                let line = format!("\n\n    **** Server shutdown ordered by admin. ****\n\n    **** We are going down because: testing shutdown. ****\n\n{ended}    **** Server shutting down immediately. ****\n\nLogging you out.\n\nThank you for using a Free (GNU) Internet Chess server.\n");
+                if w.cfg.rated {
+                    w.adjourned = Some(g);
+                } else {
+                    w.stats
+                        .results
+                        .push(("*".into(), DROPPED_BY_SHUTDOWN.into(), g.ply()));
+                }
                 w.send(&line);
                 w.down_until = Some(Instant::now() + w.cfg.down_for);
                 w.bot = None;
