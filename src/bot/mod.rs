@@ -857,6 +857,7 @@ impl Daemon {
             initial_secs: minutes * 60,
             increment: inc,
             continuing,
+            fresh: !continuing,
             server: host.to_string(),
             clock_unit: profile.clock_unit,
             autoflag: profile.autoflag,

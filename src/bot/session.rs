@@ -114,6 +114,7 @@ impl Daemon {
                             // Play on (if the game goes on) from a fresh task that re-synchronises.
                             let mut setup = s.setup.clone();
                             setup.continuing = true;
+                            setup.fresh = false;
                             let mut ns = self.start_game(setup, &w, st);
                             ns.game = s.game;
                             slot = Some(ns);

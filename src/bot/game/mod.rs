@@ -41,6 +41,10 @@ pub struct GameSetup {
     pub increment: u32,
     /// A resumed (adjourned) game.
     pub continuing: bool,
+    /// The ICS server has just created this game (its `Creating` line): a record
+    /// still in progress for these players is of an earlier game the server dropped,
+    /// and is retired. False for resumed games and Lichess's (picked up by id).
+    pub fresh: bool,
     pub server: String,
     pub clock_unit: Option<ClockUnit>,
     /// The server flags by itself.
@@ -826,7 +830,7 @@ pub async fn run(
     if !greeting.is_empty() && !t.s.continuing && !t.tournament {
         t.send(ServerCommand::Say(greeting));
     }
-    if !t.s.continuing {
+    if t.s.fresh {
         // A new game: a record still in progress for these players is of a game the
         // server dropped; it is retired before this game's record can replace it.
         record::retire_stale_record(t.archive.clone(), &t.s).await;

@@ -255,6 +255,7 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         initial_secs,
         increment,
         continuing: !full.state.moves.trim().is_empty(),
+        fresh: false,
         server: sh.host.clone(),
         clock_unit: Some(crate::ics::ClockUnit::Millis),
         autoflag: true,
