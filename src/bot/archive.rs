@@ -291,9 +291,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn in_progress_records_are_replaced_then_moved_once() {
-        let dir = std::env::temp_dir().join(format!("kibitzer-archive-{}", std::process::id()));
+    /// An archive with a PGN file in a fresh temporary directory.
+    fn temp_archive(name: &str) -> (Archive, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         let a = Archive {
             dir: dir.clone(),
@@ -303,6 +303,12 @@ mod tests {
             logs: false,
             logs_keep: 0,
         };
+        (a, dir)
+    }
+
+    #[test]
+    fn in_progress_records_are_replaced_then_moved_once() {
+        let (a, dir) = temp_archive("kibitzer-archive");
         a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. e4 *\n")
             .unwrap();
         a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. e4 e5 *\n")
@@ -325,16 +331,7 @@ mod tests {
 
     #[test]
     fn a_stale_record_is_retired_to_the_pgn_file_in_either_colour() {
-        let dir = std::env::temp_dir().join(format!("kibitzer-retire-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let a = Archive {
-            dir: dir.clone(),
-            pgn: Some(dir.join("games.pgn")),
-            pgn_max_bytes: 1 << 20,
-            pgn_keep: 2,
-            logs: false,
-            logs_keep: 0,
-        };
+        let (a, dir) = temp_archive("kibitzer-retire");
         // Nothing in progress: nothing moves, no file appears.
         assert!(a.retire_in_progress("botone", "bottwo").unwrap().is_empty());
         assert!(!dir.join("games.pgn").exists());

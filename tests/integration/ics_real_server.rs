@@ -42,6 +42,23 @@ impl Run {
         (self.srv.stats(), exit)
     }
 
+    /// The PGN file once it holds `n` records (or after 5 s), and the records still
+    /// in progress.
+    async fn records(&self, n: usize) -> (String, Vec<std::path::PathBuf>) {
+        let mut pgn = String::new();
+        for _ in 0..100 {
+            pgn = std::fs::read_to_string(self.dir.join("games.pgn")).unwrap_or_default();
+            if pgn.matches("[Result").count() >= n {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let in_progress = std::fs::read_dir(self.dir.join("in-progress"))
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        (pgn, in_progress)
+    }
+
     async fn logged_in(&self) -> bool {
         self.srv
             .wait_for(Duration::from_secs(20), |s| {
@@ -515,18 +532,7 @@ async fn an_adjourned_and_resumed_game_is_recorded_once() {
     let s = r.srv.wait_results(2, Duration::from_secs(60)).await;
     assert_eq!(s.results.len(), 2, "{s:?}");
     assert!(s.results[1].1.contains("resigns"), "{s:?}");
-    let pgn_path = r.dir.join("games.pgn");
-    let mut pgn = String::new();
-    for _ in 0..100 {
-        pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
-        if pgn.contains("[Result") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let in_progress: Vec<_> = std::fs::read_dir(r.dir.join("in-progress"))
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let (pgn, in_progress) = r.records(1).await;
     let (stats, _) = r.quit().await;
     assert_eq!(stats.bot_time_losses, 0);
     assert_eq!(pgn.matches("[Event ").count(), 1, "{pgn}");
@@ -562,18 +568,7 @@ async fn an_unrated_game_dropped_by_a_shutdown_keeps_its_record() {
     assert_eq!(s.results.len(), 2, "{s:?}");
     assert_eq!(s.results[0].1, DROPPED_BY_SHUTDOWN, "{s:?}");
     assert!(s.results[1].1.contains("resigns"), "{s:?}");
-    let pgn_path = r.dir.join("games.pgn");
-    let mut pgn = String::new();
-    for _ in 0..100 {
-        pgn = std::fs::read_to_string(&pgn_path).unwrap_or_default();
-        if pgn.matches("[Result").count() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let in_progress: Vec<_> = std::fs::read_dir(r.dir.join("in-progress"))
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let (pgn, in_progress) = r.records(2).await;
     let (stats, _) = r.quit().await;
     assert_eq!(stats.bot_time_losses, 0);
     let records: Vec<&str> = pgn.split("[Event ").skip(1).collect();
