@@ -121,12 +121,12 @@ pub(crate) enum Command {
         /// Stop a position early once the solution held this many iterations.
         #[arg(long)]
         early_exit: Option<u32>,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Hash table size in MB.
-        #[arg(long, default_value_t = 64)]
-        hash: usize,
+        /// Search threads [default: 1, or `--set threads=N`].
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Hash table size in MB [default: 64, or `--set hash=SIZE`].
+        #[arg(long)]
+        hash: Option<usize>,
     },
     /// Analyse one position and print each iteration (scores from White's side).
     Analyze {
@@ -139,12 +139,12 @@ pub(crate) enum Command {
         /// Stop after this many seconds.
         #[arg(long)]
         time: Option<f64>,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
-        /// Hash table size in MB.
-        #[arg(long, default_value_t = 64)]
-        hash: usize,
+        /// Search threads [default: 1, or `--set threads=N`].
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Hash table size in MB [default: 64, or `--set hash=SIZE`].
+        #[arg(long)]
+        hash: Option<usize>,
     },
     /// Crafty's `perf`: move generations per second and generate+make+unmake per second.
     Perf {

@@ -363,11 +363,14 @@ fn run() -> Result<()> {
                     st.unwrap_or(1.0).max(0.001),
                 ))
             };
-            let config = SearchConfig {
-                move_overhead: std::time::Duration::ZERO,
-                ..Default::default()
-            };
-            let engine = EngineHandle::new(hash << 20, threads);
+            // The search knobs given with --set (extensions, evaluation, ...) apply;
+            // the time per position is all the search's: no move overhead.
+            let opts = options(&cli.set)?;
+            let mut config = SearchConfig::default();
+            kibitzer::game::apply_search_options(&mut config, &opts);
+            config.move_overhead = std::time::Duration::ZERO;
+            let (hash, threads) = search_sizes(&opts, hash, threads);
+            let engine = EngineHandle::new(hash, threads);
             let mut bar = kibitzer::tools::progress::Progress::on_terminal(
                 "test",
                 positions.len() as u64,
@@ -459,8 +462,8 @@ fn analyze(
     opts: &kibitzer::options::Options,
     depth: Option<i32>,
     time: Option<f64>,
-    threads: usize,
-    hash: usize,
+    threads: Option<usize>,
+    hash: Option<usize>,
 ) -> Result<()> {
     use kibitzer::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
     use kibitzer::format::{Display, Printer};
@@ -497,11 +500,38 @@ fn analyze(
             let _ = tx.lock().map(|t| t.send(r.clone()));
         }
     });
-    let engine = EngineHandle::new(hash << 20, threads.max(1));
-    engine.go(board, limits, SearchConfig::default(), sink);
+    let (hash, threads) = search_sizes(opts, hash, threads);
+    let engine = EngineHandle::new(hash, threads);
+    let mut config = SearchConfig::default();
+    kibitzer::game::apply_search_options(&mut config, opts);
+    engine.go(board, limits, config, sink);
     let r = rx.recv().context("the search ended without a result")?;
     writeln!(std::io::stdout(), "{}", best_line(&r))?;
     Ok(())
+}
+
+/// Hash size in bytes and search threads for `test` and `analyze`: `--hash` (MB) and
+/// `--threads` when given, else `--set hash=`/`threads=` (or their environment
+/// variables) when set, else 64 MB and one thread (the same conditions on every
+/// machine, whatever a daemon's defaults are).
+fn search_sizes(
+    opts: &kibitzer::options::Options,
+    hash_mb: Option<usize>,
+    threads: Option<usize>,
+) -> (usize, usize) {
+    use kibitzer::options::Source;
+    let given = |name: &str| opts.source(name).is_some_and(|s| s != Source::Default);
+    let hash = match hash_mb {
+        Some(mb) => mb << 20,
+        None if given("hash") => opts.size("hash"),
+        None => 64 << 20,
+    };
+    let threads = match threads {
+        Some(n) => n,
+        None if given("threads") => opts.int("threads") as usize,
+        None => 1,
+    };
+    (hash, threads.max(1))
 }
 
 /// `checkmate` or `stalemate` (with who won) for a position without a legal move.

@@ -321,25 +321,8 @@ impl Game {
             }
             self.applied = sizes;
         }
-        let c = &mut self.config;
-        c.draw_score = opts.int("drawscore") as i32;
-        for name in crate::engine::Extensions::NAMES {
-            let _ = c
-                .extensions
-                .set(name, opts.int(&format!("extensions.{name}")) as i32);
-        }
-        for name in crate::eval::EvalParams::NAMES {
-            let _ = c
-                .eval
-                .set(name, opts.int(&format!("evaluation.{name}")) as i32);
-        }
-        c.multipv = opts.int("multipv") as usize;
-        c.move_overhead = opts.duration("move_overhead");
-        c.operator_reserve = Duration::from_secs(opts.int("operator") as u64 * 60);
-        c.usage = opts.int("usage") as i32;
-        c.smp_min_depth = opts.int("smpmin") as i32;
-        self.ponder = opts.bool("ponder");
-        c.ponder = self.ponder;
+        apply_search_options(&mut self.config, opts);
+        self.ponder = self.config.ponder;
         let st = opts.duration("st");
         self.st = (!st.is_zero()).then_some(st);
         let sd = opts.int("sd") as i32;
@@ -350,8 +333,6 @@ impl Game {
         if tc != self.clocks.time_control() {
             self.clocks.set_time_control(tc);
         }
-        c.tb_probe_limit = opts.int("egtlimit") as u32;
-        c.tb_probe_depth = opts.int("egtdepth") as i32;
         let path = opts.str("egtpath").to_string();
         if self.egt_path.as_deref() != Some(path.as_str()) {
             self.load_tables(&path);
@@ -808,4 +789,32 @@ impl Drop for Game {
         self.engine.stop();
         self.engine.wait();
     }
+}
+
+/// Sets the search's own settings from the options: draw score, Crafty's
+/// `extensions` and `evaluation` knobs, MultiPV, move overhead, operator reserve,
+/// `usage`, `smpmin`, pondering and the endgame-table probe limits. The game applies it
+/// at every `configure`; `kibitzer test` and `kibitzer analyze` apply it to the
+/// options given with `--set` and the environment, so a knob changes what they search
+/// as it does in play.
+pub fn apply_search_options(c: &mut SearchConfig, opts: &Options) {
+    c.draw_score = opts.int("drawscore") as i32;
+    for name in crate::engine::Extensions::NAMES {
+        let _ = c
+            .extensions
+            .set(name, opts.int(&format!("extensions.{name}")) as i32);
+    }
+    for name in crate::eval::EvalParams::NAMES {
+        let _ = c
+            .eval
+            .set(name, opts.int(&format!("evaluation.{name}")) as i32);
+    }
+    c.multipv = opts.int("multipv") as usize;
+    c.move_overhead = opts.duration("move_overhead");
+    c.operator_reserve = Duration::from_secs(opts.int("operator") as u64 * 60);
+    c.usage = opts.int("usage") as i32;
+    c.smp_min_depth = opts.int("smpmin") as i32;
+    c.ponder = opts.bool("ponder");
+    c.tb_probe_limit = opts.int("egtlimit") as u32;
+    c.tb_probe_depth = opts.int("egtdepth") as i32;
 }

@@ -196,6 +196,76 @@ fn test_prints_aligned_rows_and_refuses_an_empty_suite() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The node count of `test`'s summary (`solved 2/2  time ...  nodes N  nps ...`) or of
+/// `analyze`'s last iteration (`... n:N  nps:...`).
+fn nodes_of(r: &Run) -> u64 {
+    for l in r.stdout.lines().rev() {
+        let mut words = l.split_whitespace();
+        while let Some(w) = words.next() {
+            if w == "nodes" {
+                return words.next().unwrap().parse().unwrap();
+            }
+            if let Some(n) = w.strip_prefix("n:") {
+                return n.parse().unwrap();
+            }
+        }
+    }
+    panic!("no node count in\n{r}");
+}
+
+#[test]
+fn test_and_analyze_search_with_the_knobs_set_on_the_command_line() {
+    let dir = temp_dir("knobs");
+    let suite = dir.join("suite.epd");
+    std::fs::write(
+        &suite,
+        "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n\
+         r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - bm Bxc6; id \"p2\";\n",
+    )
+    .unwrap();
+    let suite = suite.to_str().unwrap();
+    // Depth-limited with one thread: the node count is the same on every run, so a
+    // knob that reaches the search changes it, and one that does not leaves it.
+    let plain = run(&["test", suite, "--depth", "7"]);
+    assert!(plain.ok(), "{plain}");
+    let again = run(&["test", suite, "--depth", "7"]);
+    assert_eq!(nodes_of(&plain), nodes_of(&again), "{plain}\n{again}");
+    for knob in ["extensions.incheck=0", "evaluation.kscale=50"] {
+        let r = run(&["test", suite, "--depth", "7", "--set", knob]);
+        assert!(r.ok(), "{r}");
+        assert_ne!(
+            nodes_of(&r),
+            nodes_of(&plain),
+            "--set {knob} had no effect\n{r}"
+        );
+    }
+    let fen = "r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - 0 1";
+    let a = run(&["analyze", fen, "--depth", "6"]);
+    let b = run(&[
+        "analyze",
+        fen,
+        "--depth",
+        "6",
+        "--set",
+        "extensions.incheck=0",
+    ]);
+    assert!(a.ok() && b.ok(), "{a}\n{b}");
+    assert_ne!(nodes_of(&a), nodes_of(&b), "{a}\n{b}");
+    // A bad knob names itself; nothing is searched.
+    let r = run(&[
+        "test",
+        suite,
+        "--depth",
+        "3",
+        "--set",
+        "extensions.incheck=7",
+    ]);
+    assert!(!r.ok(), "{r}");
+    assert!(r.stderr.contains("incheck"), "{r}");
+    assert!(!r.stdout.contains("solved"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A small PGN with results (book create counts only games with one).
 const GAMES: &str = "[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n\
 [Event \"b\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n";
