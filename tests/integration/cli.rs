@@ -220,18 +220,23 @@ fn test_and_analyze_search_with_the_knobs_set_on_the_command_line() {
     std::fs::write(
         &suite,
         "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n\
-         r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - bm Bxc6; id \"p2\";\n",
+         r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - bm Bxc6; id \"p2\";\n\
+         r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - bm Rf7; id \"WAC.008\";\n",
     )
     .unwrap();
     let suite = suite.to_str().unwrap();
     // Depth-limited with one thread: the node count is the same on every run, so a
     // knob that reaches the search changes it, and one that does not leaves it.
-    let plain = run(&["test", suite, "--depth", "7"]);
+    let plain = run(&["test", suite, "--depth", "9"]);
     assert!(plain.ok(), "{plain}");
-    let again = run(&["test", suite, "--depth", "7"]);
+    let again = run(&["test", suite, "--depth", "9"]);
     assert_eq!(nodes_of(&plain), nodes_of(&again), "{plain}\n{again}");
-    for knob in ["extensions.incheck=0", "evaluation.kscale=50"] {
-        let r = run(&["test", suite, "--depth", "7", "--set", knob]);
+    for knob in [
+        "extensions.incheck=0",
+        "extensions.mate=1",
+        "evaluation.kscale=50",
+    ] {
+        let r = run(&["test", suite, "--depth", "9", "--set", knob]);
         assert!(r.ok(), "{r}");
         assert_ne!(
             nodes_of(&r),

@@ -370,7 +370,10 @@ impl Worker {
                         }
                     }
                 }
-                if ext == 0 && mate_threat && ex.mate_threat > 0 && pv_node {
+                // Crafty's mate threat extension (off by default): the null move found
+                // that passing gets mated. Null moves are tried only outside PV nodes,
+                // so that is where it can fire.
+                if ext == 0 && mate_threat && ex.mate_threat > 0 {
                     ext = 1;
                 }
             }
