@@ -159,16 +159,21 @@ pub fn temp_dir(name: &str) -> std::path::PathBuf {
     d
 }
 
+/// `suite.epd` in `dir`, holding `text`.
+fn suite_file(dir: &std::path::Path, text: &str) -> std::path::PathBuf {
+    let suite = dir.join("suite.epd");
+    std::fs::write(&suite, text).unwrap();
+    suite
+}
+
 #[test]
 fn test_prints_aligned_rows_and_refuses_an_empty_suite() {
     let dir = temp_dir("suite");
-    let suite = dir.join("suite.epd");
-    std::fs::write(
-        &suite,
+    let suite = suite_file(
+        &dir,
         "4k3/8/8/8/8/8/8/R3K3 w - - bm Ra8+; id \"a long position name here\";\n\
          2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n",
-    )
-    .unwrap();
+    );
     let r = run(&["test", suite.to_str().unwrap(), "--depth", "3"]);
     assert!(r.ok(), "{r}");
     let lines: Vec<&str> = r.stdout.lines().collect();
@@ -216,14 +221,12 @@ fn nodes_of(r: &Run) -> u64 {
 #[test]
 fn test_and_analyze_search_with_the_knobs_set_on_the_command_line() {
     let dir = temp_dir("knobs");
-    let suite = dir.join("suite.epd");
-    std::fs::write(
-        &suite,
+    let suite = suite_file(
+        &dir,
         "2rr3k/pp3pp1/1nnqbN1p/3pN3/2pP4/2P3Q1/PPB4P/R4RK1 w - - bm Qg6; id \"m2\";\n\
          r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - bm Bxc6; id \"p2\";\n\
          r4q1k/p2bR1rp/2p2Q1N/5p2/5p2/2P5/PP3PPP/R5K1 w - - bm Rf7; id \"WAC.008\";\n",
-    )
-    .unwrap();
+    );
     let suite = suite.to_str().unwrap();
     // Depth-limited with one thread: the node count is the same on every run, so a
     // knob that reaches the search changes it, and one that does not leaves it.
