@@ -373,8 +373,10 @@ fn mop_up_drives_the_king_to_the_edge() {
 // ----- knobs ---------------------------------------------------------------------------------
 
 /// A middle game with weak pawns, passed pawns, attacks on both kings and blocked
-/// centre pawns.
-const KNOB_FEN: &str = "r4rk1/5pbp/2n1b1p1/3pP3/q2N1P2/2P1B1Q1/P1P1B1PP/R4RK1 w - - 0 1";
+/// centre pawns. White's a5 pawn gives the passed-pawn term a clear net value (with
+/// only the e5 pawn, its middle and end game parts tapered to zero under the second
+/// retuned weights, so `ppscale 0` changed nothing).
+const KNOB_FEN: &str = "r4rk1/5pbp/2n1b1p1/P2pP3/q2N1P2/2P1B1Q1/2P1B1PP/R4RK1 w - - 0 1";
 const KNOB_FEN2: &str = "2rq1rk1/pp3ppp/2n1pn2/3p4/1bPP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 1";
 
 fn with(name: &str, value: i32, fen: &str) -> Breakdown {
