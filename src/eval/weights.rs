@@ -8,9 +8,9 @@
 //! masters30.txt: `kibitzer tune extract ../shared/data/pgn/masters.pgn --per-game 30
 //! --seed 2` (1,148,098 positions); sp30.txt: `kibitzer tune extract --per-game 30 --seed 3`
 //! of 10,400 games of `kibitzer selfplay --nodes 5000 --openings 8moves_v3.pgn` (seeds 11
-//! and 12) played with the hand-set weights (261,660 positions); sp2_30.txt: the same
-//! extraction (`--seed 4`) of 12,000 self-play games (`--seed 21`) played with the first
-//! tuned weights (302,872 positions).
+//! and 12) played with the weights tuned on masters30.txt alone (261,660 positions);
+//! sp2_30.txt: the same extraction (`--seed 4`) of 12,000 self-play games (`--seed 21`)
+//! played with the weights tuned on masters30.txt and sp30.txt (302,872 positions).
 
 use super::score::{s, S};
 
