@@ -10,18 +10,16 @@
 //! lines follow their protocols (scores from the side to move) and live with them.
 
 use crate::chess::{Board, Color, Move, PieceType};
-use crate::engine::{SearchEvent, SearchInfo, SearchResult, MATE, MATE_IN_MAX};
+use crate::engine::{mate_in, SearchEvent, SearchInfo, SearchResult};
 use crate::options::Options;
 use std::time::Duration;
 
 /// A score in pawns from White's point of view, the way Crafty prints it: `+0.23`,
 /// `-1.50`, `0.00`; mates as `Mat05` (White mates in 5) or `-Mat03` (Black mates in 3).
 pub fn score(white_cp: i32) -> String {
-    if white_cp.abs() >= MATE_IN_MAX {
-        let plies = MATE - white_cp.abs();
-        let moves = (plies + 1) / 2;
-        let sign = if white_cp < 0 { "-" } else { "" };
-        return format!("{sign}Mat{moves:02}");
+    if let Some(n) = mate_in(white_cp) {
+        let sign = if n < 0 { "-" } else { "" };
+        return format!("{sign}Mat{:02}", n.abs());
     }
     if white_cp == 0 {
         return "0.00".into();
@@ -29,18 +27,6 @@ pub fn score(white_cp: i32) -> String {
     let sign = if white_cp < 0 { '-' } else { '+' };
     let a = white_cp.unsigned_abs();
     format!("{sign}{}.{:02}", a / 100, a % 100)
-}
-
-/// Mate distance in moves of a side-to-move score (positive: the side to move mates),
-/// or `None` for a normal score.
-pub fn mate_in(stm_cp: i32) -> Option<i32> {
-    if stm_cp >= MATE_IN_MAX {
-        Some((MATE - stm_cp + 1) / 2)
-    } else if stm_cp <= -MATE_IN_MAX {
-        Some(-((MATE + stm_cp) / 2))
-    } else {
-        None
-    }
 }
 
 /// Time as Crafty prints it: `12.92` under a minute, `1:05` under an hour, then
@@ -291,6 +277,7 @@ impl Printer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::MATE;
 
     #[test]
     fn scores_as_crafty_prints_them() {

@@ -8,10 +8,11 @@
 //!   the root, the verdict for the resign/draw policy); none configured, none probed.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
 //! - `book`: the opening book (format, `book create`, steering book, Polyglot, move
-//!   choice) and `BookKeeper`, the game controller's book hook.
+//!   choice).
 //! - `learn`: book, position and result learning, `.lrn` records, crash-safe files.
 //! - `game`: the game controller every front end drives (moves, clocks, result,
-//!   engine state, book/tables hooks, resign/draw policy).
+//!   engine state, book/tables hooks, resign/draw policy); `game::book_keeper` is
+//!   the book hook (the books of `book`, learning through `learn`).
 //! - `options`: the one option table with layered sources (file < environment <
 //!   command line < runtime); UCI options, xboard features and help derive from it.
 //! - `format`: Crafty-style analysis text (scores from White, PVs with move numbers).
@@ -37,6 +38,7 @@ pub mod game;
 pub mod ics;
 pub mod learn;
 pub mod lichess;
+pub mod net;
 pub mod options;
 pub mod protocol;
 pub mod settings;

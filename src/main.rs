@@ -560,7 +560,8 @@ fn best_line(r: &kibitzer::engine::SearchResult) -> String {
 }
 
 fn book(action: BookAction, set: &[String], out: &mut impl Write) -> Result<()> {
-    use kibitzer::book::{BookConfig, BookFile, BookKeeper, CreateOptions};
+    use kibitzer::book::{BookFile, CreateOptions};
+    use kibitzer::game::book_keeper::{BookConfig, BookKeeper};
     match action {
         BookAction::Create {
             pgn,

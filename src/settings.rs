@@ -6,7 +6,7 @@
 //! `ics.password_file` or from the environment variable `KIBITZER_PASSWORD`, and is
 //! never printed.
 
-use crate::ics::Secret;
+use crate::net::Secret;
 use crate::options::{lookup, OptionError, Options, Source};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -205,13 +205,14 @@ where
     load_with_flags(file, env, cli, &[])
 }
 
-/// A check a higher layer makes of one of its own keys (the daemon's `bot.owners`
-/// and `bot.observe`, parsed by the bot): the loader reports its problem like any
-/// other, naming the key, where it was set and the fix, without importing upwards.
+/// A check a higher layer makes of one of its own keys (the daemon's `bot.owners`,
+/// `bot.observe` and `lichess.matchmaking`, read by the bot): the loader reports its
+/// problem like any other, naming the key, where it was set and the fix, without
+/// importing upwards. The check sees every option (a key may depend on others).
 #[derive(Clone, Copy)]
 pub struct KeyCheck {
     pub key: &'static str,
-    pub check: fn(&str) -> Result<(), String>,
+    pub check: fn(&Options) -> Result<(), String>,
     pub fix: &'static str,
 }
 
@@ -391,16 +392,6 @@ where
                     .into(),
             });
         }
-        if o.bool("lichess.matchmaking") {
-            if let Err(problem) = crate::bot::lichess::matchmaking::Config::from_options(&o) {
-                errors.push(SettingsError::Key {
-                    origin,
-                    key: "lichess.matchmaking".into(),
-                    problem,
-                    fix: "write time controls as minutes+increment (1+0 3+2) and a rating range with min <= max".into(),
-                });
-            }
-        }
     }
     errors.extend(validate(&o, file, checks));
     if let Err(problem) = web_listen(&o, web_token.is_some()) {
@@ -558,7 +549,7 @@ fn validate(o: &Options, file: Option<&Path>, checks: &[KeyCheck]) -> Vec<Settin
         }
     }
     for c in checks {
-        if let Err(p) = (c.check)(o.str(c.key)) {
+        if let Err(p) = (c.check)(o) {
             errors.push(bad(c.key, p, c.fix));
         }
     }

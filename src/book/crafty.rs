@@ -20,8 +20,8 @@
 //! Crafty keeps no win/draw/loss counts, only whether each result occurred: a move
 //! counts as won once (so it survives the zero-win rule) when its side won a game.
 
+use super::bookfile::MoveStats;
 use super::crafty_random::{CASTLE_RANDOM, ENPASSANT_RANDOM, RANDOMS};
-use super::format::MoveStats;
 use super::key::encode_move;
 use crate::chess::{Board, Color, Move, PieceType, Square};
 use crate::learn::safe::{Context, FileError};

@@ -13,7 +13,7 @@
 //! reaches the memory budget, then go to disk as a sorted run; the runs are merged at
 //! the end. The book is written under a temporary name and renamed into place.
 
-use super::format::{flags, now_secs, BookKind, BookWriter, Header, MoveStats};
+use super::bookfile::{flags, now_secs, BookKind, BookWriter, Header, MoveStats};
 use super::key::{encode_move, polyglot_key};
 use crate::chess::pgn::PgnReader;
 use crate::chess::Color;

@@ -7,7 +7,7 @@
 //! bits 12-14 (1 knight .. 4 queen); castling is written as the king taking its own
 //! rook (`e1h1`, `e1a1`, `e8h8`, `e8a8`).
 
-use super::format::{flags, BookFile, BookKind, MoveStats};
+use super::bookfile::{flags, BookFile, BookKind, MoveStats};
 use super::key::{encode_move, CASTLE_FLAG};
 use crate::chess::{Board, Move, PieceType, Square};
 use crate::learn::safe::{AtomicFile, Context, FileError};

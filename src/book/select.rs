@@ -27,7 +27,7 @@
 //!    Moves are sorted by value, the first `book width` stay, and one is picked with
 //!    probability proportional to its value.
 
-use super::format::{flags, MoveStats};
+use super::bookfile::{flags, MoveStats};
 use crate::chess::{Board, Move};
 
 /// `bookw` weights, each 0..=1.

@@ -2,8 +2,8 @@
 //! crash test's writer (`kibitzer book torture`, hidden), which writes books and
 //! learning files in a loop until it is killed.
 
+use super::bookfile::BookFile;
 use super::create::{create_book, CreateOptions};
-use super::format::BookFile;
 use super::key::{encode_move, polyglot_key};
 use super::select::{select, Candidate, SelectParams};
 use crate::chess::pgn::PgnReader;

@@ -255,7 +255,7 @@ fn run(
     busy: Arc<AtomicBool>,
 ) {
     let mut game = Game::new(&opts);
-    for n in crate::book::install(&mut game, &opts) {
+    for n in crate::game::book_keeper::install(&mut game, &opts) {
         tracing::info!("{n}");
     }
     let notify_tx = Mutex::new(tx);
@@ -287,7 +287,7 @@ fn run(
             } => {
                 st.game.abort_search();
                 st.game.configure(&opts);
-                for n in crate::book::install(&mut st.game, &opts) {
+                for n in crate::game::book_keeper::install(&mut st.game, &opts) {
                     tracing::info!("{n}");
                 }
                 st.game.new_game();

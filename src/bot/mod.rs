@@ -1,7 +1,7 @@
 //! The ICS daemon. The supervisor owns the connection life cycle (connect, log in,
 //! set up, keep alive, reconnect with backoff and jitter), finds games (seeks,
 //! challenge formula, resuming adjourned games), starts one task per game
-//! (`game::run`) and hands it the engine (`brain`), records finished games
+//! (`play::run`) and hands it the engine (`brain`), records finished games
 //! (`archive`), and shuts down gracefully: the first SIGTERM/SIGINT stops seeking and
 //! lets the game in progress finish, the second quits at once; SIGHUP reloads the
 //! configuration and lists (engine sizes change only between games).
@@ -22,18 +22,18 @@
 pub mod archive;
 pub mod brain;
 pub mod formula;
-pub mod game;
 pub mod history;
 pub mod lichess;
 pub mod lists;
 pub mod observe;
 pub mod owner;
+pub mod play;
 mod session;
 pub mod status;
 pub mod talk;
 
 use crate::chess::Color;
-use crate::ics::session::{ConnectConfig, Connection, Incoming, LoginError};
+use crate::ics::connection::{ConnectConfig, Connection, Incoming, LoginError};
 use crate::ics::timeseal::Version;
 use crate::ics::{Backoff, Challenge, ServerCommand, ServerEvent, ServerKind, Writer};
 use crate::options::{Options, Source};
@@ -44,22 +44,33 @@ use crate::settings::{KeyCheck, Settings, SettingsError};
 pub const KEY_CHECKS: &[KeyCheck] = &[
     KeyCheck {
         key: "bot.owners",
-        check: |s| owner::Owners::parse(s).map(|_| ()),
+        check: |o| owner::Owners::parse(o.str("bot.owners")).map(|_| ()),
         fix: "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
     },
     KeyCheck {
         key: "bot.observe",
-        check: |s| Target::parse_list(s).map(|_| ()),
+        check: |o| Target::parse_list(o.str("bot.observe")).map(|_| ()),
         fix: "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
+    },
+    KeyCheck {
+        key: "lichess.matchmaking",
+        check: |o| {
+            if o.bool("lichess.enabled") && o.bool("lichess.matchmaking") {
+                lichess::matchmaking::Config::from_options(o).map(|_| ())
+            } else {
+                Ok(())
+            }
+        },
+        fix: "write time controls as minutes+increment (1+0 3+2) and a rating range with min <= max",
     },
 ];
 use archive::Archive;
 use brain::{Brain, Fault};
 use formula::{Formula, NoPlay, Verdict};
-use game::{GameInput, GameOutcome, GameSetup, GameStats};
 use lists::Lists;
 use observe::{Observer, Target};
 use owner::{OwnerCommand, Owners};
+use play::{GameInput, GameOutcome, GameSetup, GameStats};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -817,7 +828,7 @@ impl Daemon {
         let mut opts = st.opts.clone();
         // Unknown here for a resumed game, whose `Creating:` line comes after its
         // start: the game task takes the control from the first board.
-        game::set_game_level(&mut opts, minutes as u64 * 60, inc as u64);
+        play::set_game_level(&mut opts, minutes as u64 * 60, inc as u64);
         // The opponent's class and talk (nothing list-based in tournament mode).
         let computer = st.computers.contains(&opponent.to_ascii_lowercase());
         let class = if tournament(&st.opts) {
@@ -887,7 +898,7 @@ impl Daemon {
                 if panic_now {
                     panic!("injected game task fault");
                 }
-                game::run(s2, w2, brain, rx).await
+                play::run(s2, w2, brain, rx).await
             }
             .instrument(span),
         );
@@ -944,7 +955,7 @@ impl Daemon {
                 .unwrap_or(0);
             let name = format!(
                 "game-{}-{secs}-{}-{}.log",
-                game::pgn_date().replace('.', ""),
+                play::pgn_date().replace('.', ""),
                 out.setup.game,
                 opp.to_ascii_lowercase()
             );

@@ -418,7 +418,7 @@ impl Daemon {
                     self.publish_observed(st);
                 }
             }
-            ServerEvent::MoveList(_)
+            ServerEvent::GameMoves(_)
             | ServerEvent::IllegalMove { .. }
             | ServerEvent::NotYourMove
             | ServerEvent::DrawOffer { .. }

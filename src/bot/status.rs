@@ -369,7 +369,7 @@ impl StatusTx {
 impl LiveGame {
     /// A game that starts (the ICS server's; the Lichess account changes `site`,
     /// `name` and `url`).
-    pub fn of(setup: &super::game::GameSetup) -> LiveGame {
+    pub fn of(setup: &super::play::GameSetup) -> LiveGame {
         LiveGame {
             game: setup.game,
             site: "ics".into(),

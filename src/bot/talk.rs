@@ -232,7 +232,7 @@ impl Talk {
     /// or distance grows into a different mate).
     fn mate(&mut self, root: &Board, t: &Thought, now: Instant, out: &mut Vec<(Channel, String)>) {
         let white = white_score(root, t.score);
-        let Some(m) = format::mate_in(white) else {
+        let Some(m) = crate::engine::mate_in(white) else {
             self.mate_said = None;
             return;
         };

@@ -14,4 +14,4 @@ pub mod tt;
 pub use events::{Bound, EventSink, SearchEvent, SearchInfo, SearchResult};
 pub use handle::EngineHandle;
 pub use limits::{ClockLimits, Extensions, SearchConfig, SearchLimits};
-pub use search::{MATE, MATE_IN_MAX};
+pub use search::{mate_in, MATE, MATE_IN_MAX};

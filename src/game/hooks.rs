@@ -1,5 +1,5 @@
 //! The hooks a game consults besides the search: an opening book (which also learns
-//! from the game: `book::BookKeeper`) and endgame tables (`tables::SyzygyHook` once
+//! from the game: `book_keeper::BookKeeper`) and endgame tables (`tables::SyzygyHook` once
 //! `egtpath` is set), and the resign/draw policy with a default that follows Crafty
 //! (`resign N`, `drawscore`) and, in table positions, the tables' `TablePolicy`
 //! (`egtresign`, `egthard`, `egtdraw`).
@@ -475,8 +475,7 @@ impl Policy for DefaultPolicy {
             return false;
         }
         let last = scores[scores.len() - 1];
-        let (mate, max) = (crate::engine::MATE, crate::engine::MATE_IN_MAX);
-        if last <= -max && (mate + last + 1) / 2 > RESIGN_MATE_MOVES {
+        if crate::engine::mate_in(last).is_some_and(|n| n < 0 && -n > RESIGN_MATE_MOVES) {
             return false;
         }
         scores[scores.len() - self.resign_count..]

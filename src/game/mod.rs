@@ -14,6 +14,7 @@
 //! the result and calls the front end's `notify` callback, so the front end's own
 //! loop (never the search thread) collects it with `take_finished`.
 
+pub mod book_keeper;
 pub mod clock;
 pub mod hooks;
 mod search;

@@ -15,7 +15,7 @@
 //! mover's clock after the increment) is in the board the game task sees.
 
 use super::datagram::{Datagram, DgError};
-use super::parse::{Challenge, GameEnd, MoveList, ServerEvent, Style12};
+use super::parse::{Challenge, GameEnd, GameMoves, ServerEvent, Style12};
 use crate::chess::{Board, Color, Move};
 use std::collections::{HashMap, HashSet};
 
@@ -164,8 +164,8 @@ impl View {
         }
     }
 
-    fn move_list(&self) -> MoveList {
-        MoveList {
+    fn move_list(&self) -> GameMoves {
+        GameMoves {
             game: Some(self.number),
             white: self.white.clone(),
             black: self.black.clone(),
@@ -178,7 +178,7 @@ impl View {
     /// The board and the move list: what a `refresh` or a completed position gives.
     fn full(&self, out: &mut Vec<ServerEvent>) {
         out.push(ServerEvent::Style12(Box::new(self.style12())));
-        out.push(ServerEvent::MoveList(self.move_list()));
+        out.push(ServerEvent::GameMoves(self.move_list()));
     }
 }
 
@@ -405,7 +405,7 @@ impl IccState {
                 let game: u32 = d.num(0)?;
                 if let Some(v) = self.games.get_mut(&game) {
                     if v.to_follow == 0 && v.refreshed {
-                        out.push(E::MoveList(v.move_list()));
+                        out.push(E::GameMoves(v.move_list()));
                     } else if v.to_follow == 0 {
                         v.full(out);
                         v.refreshed = true;

@@ -6,15 +6,17 @@
 
 pub mod codec;
 pub mod command;
+pub mod connection;
 pub mod datagram;
+pub mod event;
 pub mod icc;
 pub mod parse;
 pub mod patterns;
 pub mod server;
-pub mod session;
 pub mod timeseal;
 
 pub use command::{move_text, ServerCommand};
-pub use parse::{Challenge, ClockUnit, GameEnd, LineParser, MoveList, ServerEvent, Style12};
+pub use connection::{Backoff, ConnectConfig, Connection, Incoming, LoginError, Secret, Writer};
+pub use event::{Challenge, ClockUnit, GameEnd, GameMoves, ServerEvent, Style12};
+pub use parse::LineParser;
 pub use server::{ServerKind, ServerProfile};
-pub use session::{Backoff, ConnectConfig, Connection, Incoming, LoginError, Secret, Writer};

@@ -2,7 +2,7 @@
 //! the shareable `.lrn` records and their import, and the crash-safe files behind
 //! them. This module owns the files and the rules; which moves were book moves and
 //! which positions were searched is told to it by the book's game hook
-//! (`book::BookKeeper`), so it depends on nothing but the chess core.
+//! (`game::book_keeper::BookKeeper`), so it depends on nothing but the chess core.
 //!
 //! Files, all in the book directory (`bookpath`):
 //!

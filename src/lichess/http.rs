@@ -4,7 +4,7 @@
 //! empty lines skipped, and the rate limit: after an HTTP 429 no request at all
 //! leaves for `RATE_LIMIT_WAIT`. Errors name the request and what went wrong.
 
-use crate::ics::Secret;
+use crate::net::Secret;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;

@@ -15,7 +15,7 @@ pub use event::{
 };
 pub use http::{BaseUrl, Client, HttpError, Ndjson, RATE_LIMIT_WAIT};
 
-use crate::ics::Secret;
+use crate::net::Secret;
 use std::time::Duration;
 use thiserror::Error;
 

@@ -118,7 +118,7 @@ impl Session {
         let (tx, rx) = channel();
         spawn_reader(input, tx.clone());
         let mut game = Game::with_clock(&options, clock);
-        let book_notes = crate::book::install(&mut game, &options);
+        let book_notes = crate::game::book_keeper::install(&mut game, &options);
         let wake = Mutex::new(tx.clone());
         game.set_notify(Arc::new(move || {
             let _ = wake
@@ -166,7 +166,7 @@ impl Session {
     /// to say about it (tables found or not).
     pub fn apply_options(&mut self) {
         self.game.configure(&self.options);
-        let notes = crate::book::install(&mut self.game, &self.options);
+        let notes = crate::game::book_keeper::install(&mut self.game, &self.options);
         self.book_notes.extend(notes);
         // Only the console shows them; keep the newest for the others.
         let n = self.book_notes.len();

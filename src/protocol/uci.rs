@@ -42,7 +42,7 @@ pub fn engine_name() -> String {
 
 /// `score cp 23`, `score mate -3`, with ` lowerbound`/` upperbound`.
 pub fn score_text(stm_cp: i32, bound: Bound) -> String {
-    let mut s = match crate::format::mate_in(stm_cp) {
+    let mut s = match crate::engine::mate_in(stm_cp) {
         Some(n) => format!("score mate {n}"),
         None => format!("score cp {stm_cp}"),
     };

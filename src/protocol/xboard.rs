@@ -14,7 +14,7 @@
 
 use super::{emit, emit_all, split_command, Exit, Input, Output, Protocol, Session};
 use crate::chess::{Color, Move};
-use crate::engine::{EventSink, SearchEvent, SearchInfo, MATE, MATE_IN_MAX};
+use crate::engine::{EventSink, SearchEvent, SearchInfo};
 use crate::game::{EngineAction, EngineState, Outcome, PonderOutcome};
 use crate::options::Source;
 use std::sync::{Arc, Mutex};
@@ -23,12 +23,10 @@ use std::time::Duration;
 /// An xboard score: centipawns, or 100000 + N for a mate in N moves (negative when
 /// mated).
 pub fn score(stm_cp: i32) -> i32 {
-    if stm_cp >= MATE_IN_MAX {
-        100_000 + (MATE - stm_cp + 1) / 2
-    } else if stm_cp <= -MATE_IN_MAX {
-        -100_000 - (MATE + stm_cp) / 2
-    } else {
-        stm_cp
+    match crate::engine::mate_in(stm_cp) {
+        Some(n) if n > 0 => 100_000 + n,
+        Some(n) => -100_000 + n,
+        None => stm_cp,
     }
 }
 

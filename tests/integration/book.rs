@@ -7,14 +7,14 @@
 
 use crate::common::data;
 use crate::session::{test_options, Driver};
-use kibitzer::book::format::{flags, BookFile, MoveStats};
+use kibitzer::book::bookfile::{flags, BookFile, MoveStats};
 use kibitzer::book::polyglot::{self, PolyglotBook};
 use kibitzer::book::{
-    create_book, encode_move, polyglot_key, BookConfig, BookKeeper, CreateOptions, SelectParams,
-    Weights,
+    create_book, encode_move, polyglot_key, CreateOptions, SelectParams, Weights,
 };
 use kibitzer::chess::pgn::PgnReader;
 use kibitzer::chess::{Board, Move};
+use kibitzer::game::book_keeper::{BookConfig, BookKeeper};
 use kibitzer::game::{BookAnswer, BookHook, BookOverride, Game, Opponent, Policy};
 use kibitzer::protocol::Protocol;
 use std::collections::HashMap;
@@ -519,7 +519,7 @@ fn width_and_random_obey_the_class_overrides() {
     o.set("bookpath", &dir.path().to_string_lossy()).unwrap();
     o.set("sd", "3").unwrap();
     let mut g = Game::new(&o);
-    let notes = kibitzer::book::install(&mut g, &o);
+    let notes = kibitzer::game::book_keeper::install(&mut g, &o);
     assert!(notes.is_empty(), "{notes:?}");
     g.set_policy(Box::new(ClassPolicy));
     let (tx, rx) = std::sync::mpsc::channel();

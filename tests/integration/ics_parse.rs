@@ -2,7 +2,7 @@
 //! panic on anything else.
 
 use crate::common::data;
-use kibitzer::bot::game::find_move;
+use kibitzer::bot::play::find_move;
 use kibitzer::chess::{Board, Color};
 use kibitzer::ics::codec::{decode_all, IcsItem};
 use kibitzer::ics::{LineParser, ServerEvent, Style12};
@@ -95,7 +95,7 @@ fn transcript_lines_become_typed_events() {
         .iter()
         .any(|e| matches!(e, ServerEvent::CommandNotFound { command } if command == "qz9")));
     let ml = ev.iter().find_map(|e| match e {
-        ServerEvent::MoveList(m) => Some(m.clone()),
+        ServerEvent::GameMoves(m) => Some(m.clone()),
         _ => None,
     });
     let ml = ml.expect("the moves listing");
@@ -211,7 +211,7 @@ fn special_moves_of_transcript_13_are_followed_board_to_board() {
     // The move list of the same game reads back to the same position.
     let ev = events("13_special_moves.botone.raw");
     let ml = ev.iter().find_map(|e| match e {
-        ServerEvent::MoveList(m) => Some(m.clone()),
+        ServerEvent::GameMoves(m) => Some(m.clone()),
         _ => None,
     });
     let mut c = Board::startpos();
@@ -292,7 +292,7 @@ fn move_list_times_are_read() {
     ] {
         last = Some(p.line(l));
     }
-    let Some(ServerEvent::MoveList(ml)) = last else {
+    let Some(ServerEvent::GameMoves(ml)) = last else {
         panic!("{last:?}")
     };
     assert_eq!(ml.moves, ["e4", "e5", "Nf3", "Nc6", "Bc4"]);

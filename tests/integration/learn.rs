@@ -9,12 +9,11 @@
 use crate::book::TempDir;
 use crate::common::Rng;
 use crate::session::test_options;
-use kibitzer::book::format::BookFile;
-use kibitzer::book::{
-    create_book, encode_move, polyglot_key, BookConfig, BookKeeper, CreateOptions,
-};
+use kibitzer::book::bookfile::BookFile;
+use kibitzer::book::{create_book, encode_move, polyglot_key, CreateOptions};
 use kibitzer::chess::{Board, Color, Move};
 use kibitzer::engine::{EventSink, SearchResult};
+use kibitzer::game::book_keeper::{BookConfig, BookKeeper};
 use kibitzer::game::{
     BookAnswer, BookHook, BookOverride, Game, GameOver, GameResult, Opponent, Outcome, PlayedMove,
 };
@@ -158,7 +157,7 @@ fn a_lost_game_marks_the_line_and_the_next_game_varies() {
     let mut o = test_options();
     o.set("bookpath", &dir.path().to_string_lossy()).unwrap();
     let mut g = Game::new(&o);
-    kibitzer::book::install(&mut g, &o);
+    kibitzer::game::book_keeper::install(&mut g, &o);
     let (tx, rx) = std::sync::mpsc::channel();
     let tx = Mutex::new(tx);
     g.set_notify(Arc::new(move || {
@@ -188,7 +187,7 @@ fn a_lost_game_marks_the_line_and_the_next_game_varies() {
     g.make_move(m).unwrap();
     let second = engine_plays(&mut g);
     g.set_result(Outcome::BlackWins, "White resigns");
-    let notes = kibitzer::book::keeper::keeper(&mut g)
+    let notes = kibitzer::game::book_keeper::keeper(&mut g)
         .unwrap()
         .take_notes()
         .join("\n");
@@ -198,7 +197,7 @@ fn a_lost_game_marks_the_line_and_the_next_game_varies() {
     let mut after = start.clone();
     after.make_move(first);
     after.make_move(m);
-    let k = kibitzer::book::keeper::keeper(&mut g).unwrap();
+    let k = kibitzer::game::book_keeper::keeper(&mut g).unwrap();
     let l = k.learner().unwrap();
     assert!(
         l.learned(polyglot_key(&after), encode_move(second))

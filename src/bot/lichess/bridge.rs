@@ -2,14 +2,14 @@
 //! `opponentGone`) turned into the game-level events the FICS side produces
 //! (a style-12 board built from the UCI move list and the millisecond clocks, draw
 //! and takeback offers, the end of the game), fed to the same game task
-//! (`bot::game::run`), whose typed commands become BOT API requests (move, draw,
+//! (`bot::play::run`), whose typed commands become BOT API requests (move, draw,
 //! resign, abort, takeback answer, chat). The engine is the game task's own.
 //! Requests never hold up the stream: each is a task of its own.
 
 use super::{chat, Shared};
-use crate::bot::game::{self, GameInput, GameOutcome, GameSetup};
+use crate::bot::play::{self as game, GameInput, GameOutcome, GameSetup};
 use crate::chess::{Board, Color, Move};
-use crate::ics::{GameEnd, MoveList, ServerCommand, ServerEvent, ServerKind, ServerProfile};
+use crate::ics::{GameEnd, GameMoves, ServerCommand, ServerEvent, ServerKind, ServerProfile};
 use crate::lichess::{GameEvent, GameFull, GameState, Ndjson, Room};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -110,14 +110,14 @@ impl View {
         }
     }
 
-    fn move_list(&self) -> MoveList {
+    fn move_list(&self) -> GameMoves {
         let mut b = Board::startpos();
         let mut sans = Vec::new();
         for &m in &self.moves {
             sans.push(b.san(m));
             b.make_move(m);
         }
-        MoveList {
+        GameMoves {
             game: Some(self.number),
             white: self.white.clone(),
             black: self.black.clone(),
@@ -239,7 +239,7 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     let mut opts = sh.opts.clone();
     // Whole seconds: a half-minute game is not "0 minutes".
     let (initial_secs, increment) = ((initial_ms / 1000) as u32, (inc_ms / 1000) as u32);
-    super::super::game::set_game_level(&mut opts, initial_secs as u64, increment as u64);
+    super::super::play::set_game_level(&mut opts, initial_secs as u64, increment as u64);
     let class = sh.lists.classify(&opponent, computer);
     let profile = ServerProfile::new(ServerKind::Fics);
     let setup = GameSetup {
@@ -545,7 +545,7 @@ fn command(
         }
         ServerCommand::Moves(_) => {
             let _ = tx.send(GameInput::Event(
-                ServerEvent::MoveList(v.move_list()),
+                ServerEvent::GameMoves(v.move_list()),
                 Instant::now(),
             ));
         }

@@ -618,7 +618,7 @@ impl Runner {
 }
 
 /// A finished game: its record and log; the report.
-async fn finish(out: super::game::GameOutcome, archive: &Archive) -> GameReport {
+async fn finish(out: super::play::GameOutcome, archive: &Archive) -> GameReport {
     let (result, reason) = match &out.end {
         Some(e) => (e.result.clone(), e.reason.clone()),
         None => (String::new(), "connection lost".into()),
@@ -633,7 +633,7 @@ async fn finish(out: super::game::GameOutcome, archive: &Archive) -> GameReport 
     let (white, black) = (out.setup.white.clone(), out.setup.black.clone());
     let name = format!(
         "game-{}-lichess-{}-{}.log",
-        super::game::pgn_date().replace('.', ""),
+        super::play::pgn_date().replace('.', ""),
         out.setup.game,
         out.setup.opponent.to_ascii_lowercase()
     );

@@ -38,6 +38,20 @@ pub const MAX_PLY: usize = 120;
 /// A table win `ply` plies from the root scores `TB_WIN - ply`: above every
 /// evaluation, below every mate score (the search still looks for the mate).
 pub const TB_WIN: i32 = MATE_IN_MAX - 1;
+
+/// The mate distance in moves of a score from the side to move's view: `Some(n)`,
+/// n > 0 when the side to move mates in n, n < 0 when it is mated in -n; `None` for
+/// a score that is not a mate. The one reading of mate scores (analysis text, UCI,
+/// xboard, the resign policy, records).
+pub fn mate_in(stm_cp: i32) -> Option<i32> {
+    if stm_cp >= MATE_IN_MAX {
+        Some((MATE - stm_cp + 1) / 2)
+    } else if stm_cp <= -MATE_IN_MAX {
+        Some(-((MATE + stm_cp + 1) / 2))
+    } else {
+        None
+    }
+}
 const NO_EVAL: i32 = -INF;
 /// Frames below ply 0, so `si - 4` is always a valid stack index.
 const STACK_OFFSET: usize = 4;

@@ -16,18 +16,19 @@ pub(super) fn cmd_book(c: &mut Con, _: &str, rest: &str) -> Res {
             if args.is_empty() {
                 return Err("export needs a file name for the Polyglot book".into());
             }
-            let msg = match crate::book::keeper::keeper(&mut c.s.game).and_then(|k| k.main_book()) {
-                Some(b) => match crate::book::polyglot::export(b, Path::new(args)) {
-                    Ok(n) => format!("{args}: {n} Polyglot entries written"),
-                    Err(e) => format!("book export: {e}"),
-                },
-                None => "book export: no book loaded".into(),
-            };
+            let msg =
+                match crate::game::book_keeper::keeper(&mut c.s.game).and_then(|k| k.main_book()) {
+                    Some(b) => match crate::book::polyglot::export(b, Path::new(args)) {
+                        Ok(n) => format!("{args}: {n} Polyglot entries written"),
+                        Err(e) => format!("book export: {e}"),
+                    },
+                    None => "book export: no book loaded".into(),
+                };
             c.emit(&msg);
             Ok(())
         }
         "" => {
-            let lines = match crate::book::keeper::keeper(&mut c.s.game) {
+            let lines = match crate::game::book_keeper::keeper(&mut c.s.game) {
                 Some(k) => book_info(k),
                 None => {
                     vec!["no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into()]
@@ -62,23 +63,23 @@ pub(super) fn book_dir(c: &mut Con) -> PathBuf {
 
 /// Re-reads the book files after they changed.
 pub(super) fn reload_book(c: &mut Con) {
-    match crate::book::keeper::keeper(&mut c.s.game) {
+    match crate::game::book_keeper::keeper(&mut c.s.game) {
         Some(k) => k.reload(),
         None => {
-            let notes = crate::book::install(&mut c.s.game, &c.s.options);
+            let notes = crate::game::book_keeper::install(&mut c.s.game, &c.s.options);
             c.s.book_notes.extend(notes);
         }
     }
     c.book_notes();
 }
 
-pub(super) fn book_info(k: &crate::book::BookKeeper) -> Vec<String> {
+pub(super) fn book_info(k: &crate::game::book_keeper::BookKeeper) -> Vec<String> {
     let mut out = Vec::new();
     for b in [k.main_book(), k.steering_book()].into_iter().flatten() {
         let h = b.header();
         out.push(format!(
             "{} {}: {} positions, {} moves from {} games (max ply {}, min played {}, wpct {})",
-            crate::book::keeper::kind_name(b.kind()),
+            crate::game::book_keeper::kind_name(b.kind()),
             b.path().display(),
             h.positions,
             h.moves,
@@ -190,11 +191,11 @@ pub(super) fn cmd_import(c: &mut Con, _: &str, rest: &str) -> Res {
             "expected a file and optionally clear, got '{rest}'"
         ));
     }
-    if crate::book::keeper::keeper(&mut c.s.game).is_none() {
+    if crate::game::book_keeper::keeper(&mut c.s.game).is_none() {
         book_dir(c);
         reload_book(c);
     }
-    let msg = match crate::book::keeper::keeper(&mut c.s.game) {
+    let msg = match crate::game::book_keeper::keeper(&mut c.s.game) {
         Some(k) => match k.import(Path::new(file), opt == "clear") {
             Ok(r) => {
                 let mut m = format!(

@@ -484,7 +484,7 @@ pub(super) fn cmd_show(c: &mut Con, _: &str, rest: &str) -> Res {
         return Err(format!("'{rest}' is not book"));
     }
     let b = c.s.game.board().clone();
-    let lines = match crate::book::keeper::keeper(&mut c.s.game) {
+    let lines = match crate::game::book_keeper::keeper(&mut c.s.game) {
         Some(k) => k.show(&b, Default::default()),
         None => vec!["no book loaded (set bookpath, or `book create <pgn> <maxply>`)".into()],
     };

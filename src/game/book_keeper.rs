@@ -5,15 +5,15 @@
 //! the game (which book moves were played and where there was a choice, the engine's
 //! scores after the book) and, when the game ends, hands what it teaches to `learn`.
 
-use super::crafty::CraftyBook;
-use super::format::{BookFile, BookKind, MoveStats};
-use super::key::{encode_move, polyglot_key};
-use super::polyglot::PolyglotBook;
-use super::select::{select, Candidate, SelectParams, Selection, Weights};
-use super::{BOOK_FILE, STEERING_FILE};
+use super::{BookAnswer, BookHook, BookOverride, Game, GameOver, Outcome};
+use crate::book::bookfile::{BookFile, BookKind, MoveStats};
+use crate::book::crafty::CraftyBook;
+use crate::book::key::{encode_move, polyglot_key};
+use crate::book::polyglot::PolyglotBook;
+use crate::book::select::{select, Candidate, SelectParams, Selection, Weights};
+use crate::book::{BOOK_FILE, STEERING_FILE};
 use crate::chess::{Board, Color, Move};
 use crate::engine::SearchResult;
-use crate::game::{BookAnswer, BookHook, BookOverride, Game, GameOver, Outcome};
 use crate::learn::{
     self, bits, BookRecord, BookStep, Delta, FileError, ImportReport, Learner, Lesson,
     MoveLearning, PositionEntry, PositionRecord,
@@ -699,7 +699,7 @@ fn game_tags(g: &GameOver<'_>) -> Vec<(String, String)> {
 
 /// Today's date as PGN writes it (UTC).
 fn today() -> String {
-    let days = (super::format::now_secs() / 86_400) as i64;
+    let days = (crate::book::bookfile::now_secs() / 86_400) as i64;
     let (y, m, d) = learn::safe::civil_date(days);
     format!("{y:04}.{m:02}.{d:02}")
 }

@@ -12,7 +12,7 @@ use super::talk::{Channel, Levels, Talk, Thought, Venue};
 use crate::chess::{Board, Color, Move};
 use crate::game::{Opponent, OpponentClass};
 use crate::ics::{
-    move_text, ClockUnit, GameEnd, MoveList, ServerCommand, ServerEvent, Style12, Writer,
+    move_text, ClockUnit, GameEnd, GameMoves, ServerCommand, ServerEvent, Style12, Writer,
 };
 use crate::options::{Options, Source};
 use std::time::{Duration, Instant};
@@ -525,7 +525,7 @@ impl Task {
         }
     }
 
-    fn on_movelist(&mut self, ml: MoveList, at: Instant) {
+    fn on_movelist(&mut self, ml: GameMoves, at: Instant) {
         if self.awaiting_moves.take().is_none() {
             return;
         }
@@ -688,7 +688,7 @@ impl Task {
     fn on_event(&mut self, ev: ServerEvent, at: Instant) -> Option<GameEnd> {
         match ev {
             ServerEvent::Style12(s) if s.game == self.s.game => self.on_board(s, at),
-            ServerEvent::MoveList(ml) => self.on_movelist(ml, at),
+            ServerEvent::GameMoves(ml) => self.on_movelist(ml, at),
             ServerEvent::GameEnd(e) if e.game == self.s.game => return Some(e),
             ServerEvent::IllegalMove { text } if self.pending.is_some() => {
                 self.pending = None;
