@@ -141,18 +141,11 @@ fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     let mut o = Options::new();
     // The same rule for both sources: a bad value is fatal and names where it came
     // from (`KIBITZER_HASH=abc` as `--set hash=1X`).
-    let mut errors: Vec<String> = Vec::new();
-    for (k, v) in std::env::vars() {
-        let Some(name) = k.strip_prefix("KIBITZER_") else {
-            continue;
-        };
-        if k == kibitzer::settings::PASSWORD_ENV || name == "CONFIG" || name.is_empty() {
-            continue;
-        }
-        if let Err(e) = o.set_from(Source::Environment, name, &v) {
-            errors.push(format!("environment variable {k}: {e}"));
-        }
-    }
+    let mut errors: Vec<String> = o
+        .load_env(std::env::vars())
+        .into_iter()
+        .map(|(k, e)| format!("environment variable {k}: {e}"))
+        .collect();
     for e in o.load_pairs(Source::CommandLine, set.iter().map(String::as_str)) {
         errors.push(format!("--set: {e}"));
     }

@@ -285,32 +285,26 @@ where
             }
         }
     }
-    let mut password_env = None;
-    let mut web_token_env = None;
-    let mut lichess_token_env = None;
-    for (k, v) in env {
-        let (k, v) = (k.as_ref(), v.as_ref());
-        if k == crate::lichess::TOKEN_ENV {
-            lichess_token_env = Some(Secret::new(v.trim())).filter(|t| !t.is_empty());
-            continue;
-        }
-        if k == PASSWORD_ENV {
-            password_env = Some(Secret::new(v));
-            continue;
-        }
-        if k == WEB_TOKEN_ENV {
-            web_token_env = Some(Secret::new(v.trim())).filter(|t| !t.is_empty());
-            continue;
-        }
-        let Some(name) = k.strip_prefix("KIBITZER_") else {
-            continue;
-        };
-        if name.is_empty() || name == "CONFIG" {
-            continue;
-        }
-        if let Err(e) = o.set_from(Source::Environment, name, v) {
-            errors.push(key_error(&format!("environment variable {k}"), name, &e));
-        }
+    let env: Vec<(String, String)> = env
+        .into_iter()
+        .map(|(k, v)| (k.as_ref().to_string(), v.as_ref().to_string()))
+        .collect();
+    let secret = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let password_env = secret(PASSWORD_ENV).map(Secret::new);
+    let web_token_env = secret(WEB_TOKEN_ENV)
+        .map(|v| Secret::new(v.trim()))
+        .filter(|t| !t.is_empty());
+    let lichess_token_env = secret(crate::lichess::TOKEN_ENV)
+        .map(|v| Secret::new(v.trim()))
+        .filter(|t| !t.is_empty());
+    for (var, e) in o.load_env(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))) {
+        let key = var.strip_prefix(crate::options::ENV_PREFIX).unwrap_or(&var);
+        errors.push(key_error(&format!("environment variable {var}"), key, &e));
     }
     let pairs = cli
         .iter()

@@ -111,11 +111,12 @@ impl Spec {
         self.fronts & f != 0
     }
 
-    /// The environment variable that sets this option: `KIBITZER_` and the name in
-    /// upper case with dots as underscores (`KIBITZER_EVALUATION_KSCALE`).
+    /// The environment variable that sets this option (see `Options::load_env`):
+    /// `KIBITZER_` and the name in upper case with dots as underscores
+    /// (`KIBITZER_EVALUATION_KSCALE`).
     pub fn env_var(&self) -> String {
         format!(
-            "KIBITZER_{}",
+            "{ENV_PREFIX}{}",
             self.name.to_ascii_uppercase().replace('.', "_")
         )
     }
@@ -161,6 +162,25 @@ impl Spec {
 }
 
 const MB: u64 = 1 << 20;
+
+/// The prefix of every kibitzer environment variable.
+pub const ENV_PREFIX: &str = "KIBITZER_";
+
+/// kibitzer's environment variables that are not options: the secrets (read by
+/// `settings`, never an option, never echoed), the configuration file's path (a
+/// command-line flag's default) and the test harness's own measurement switches.
+/// `Options::load_env` leaves them alone for every command.
+pub const NOT_OPTIONS: &[&str] = &[
+    "KIBITZER_PASSWORD",
+    "KIBITZER_LICHESS_TOKEN",
+    "KIBITZER_WEB_TOKEN",
+    "KIBITZER_CONFIG",
+    "KIBITZER_SCREENSHOT",
+    "KIBITZER_MEASURE_SERIES",
+    "KIBITZER_LICHESS_MEASURE",
+    "KIBITZER_LICHESS_MEASURE_SN",
+    "KIBITZER_PERFT_BUDGET",
+];
 
 mod table;
 pub use table::TABLE;
@@ -671,9 +691,13 @@ impl Options {
         }
     }
 
-    /// Sets every option found among `vars` (`KIBITZER_HASH=256M`...) from the
-    /// environment layer; returns the errors (unknown names are errors too).
-    pub fn load_env<I, K, V>(&mut self, vars: I) -> Vec<OptionError>
+    /// The environment layer, for every command: sets each option found among
+    /// `vars` (`KIBITZER_HASH=256M`...) and returns the errors, each with the
+    /// variable's name. A `KIBITZER_*` variable that is not an option is an error
+    /// (`KIBITZER_HAHS`), except those of `NOT_OPTIONS` (secrets the settings read
+    /// themselves, the configuration file's path, the test harness's own), which
+    /// are left alone. Variables without the prefix are none of ours.
+    pub fn load_env<I, K, V>(&mut self, vars: I) -> Vec<(String, OptionError)>
     where
         I: IntoIterator<Item = (K, V)>,
         K: AsRef<str>,
@@ -681,11 +705,15 @@ impl Options {
     {
         let mut errors = Vec::new();
         for (k, v) in vars {
-            let Some(name) = k.as_ref().strip_prefix("KIBITZER_") else {
+            let k = k.as_ref();
+            let Some(name) = k.strip_prefix(ENV_PREFIX) else {
                 continue;
             };
+            if name.is_empty() || NOT_OPTIONS.contains(&k) {
+                continue;
+            }
             if let Err(e) = self.set_from(Source::Environment, name, v.as_ref()) {
-                errors.push(e);
+                errors.push((k.to_string(), e));
             }
         }
         errors

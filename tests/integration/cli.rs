@@ -650,3 +650,47 @@ fn a_bad_environment_value_is_as_fatal_as_a_bad_set() {
     );
     assert!(!r.stdout.contains("White(1)"), "{r}");
 }
+
+/// The secrets the README tells operators to set, the configuration file's path and
+/// the test harness's own variables are not options for any command; a misspelt
+/// option is still an error that names the variable.
+#[test]
+fn secrets_and_harness_variables_are_not_options_for_any_command() {
+    let dir = temp_dir("envvars");
+    let cfg = dir.join("k.toml");
+    std::fs::write(&cfg, "[ics]\nserver = \"127.0.0.1\"\n").unwrap();
+    let env = [
+        ("KIBITZER_LICHESS_TOKEN", "lip_secret_abc"),
+        ("KIBITZER_WEB_TOKEN", "web-secret-xyz"),
+        ("KIBITZER_SCREENSHOT", "/tmp/page.png"),
+        ("KIBITZER_MEASURE_SERIES", "1,1"),
+        ("KIBITZER_CONFIG", cfg.to_str().unwrap()),
+        ("KIBITZER_PASSWORD", ""),
+    ];
+    let uci = run_with(&["uci"], "uci\nquit\n", &env, Duration::from_secs(30));
+    assert!(uci.ok() && uci.stdout.contains("uciok"), "{uci}");
+    let console = run_with(&["--no-rc"], "quit\n", &env, Duration::from_secs(30));
+    assert!(console.ok(), "{console}");
+    let check = run_with(&["daemon", "--check"], "", &env, Duration::from_secs(30));
+    assert!(check.ok(), "{check}");
+    let perft = run_with(&["perft", "2"], "", &env, Duration::from_secs(30));
+    assert!(perft.ok() && perft.stdout.contains("400"), "{perft}");
+    for r in [&uci, &console, &check, &perft] {
+        assert!(!r.stderr.contains("unknown option"), "{r}");
+        for secret in ["lip_secret_abc", "web-secret-xyz"] {
+            assert!(
+                !r.stdout.contains(secret) && !r.stderr.contains(secret),
+                "{r}"
+            );
+        }
+    }
+    // A variable that looks like an option and is not one keeps its clear error.
+    let mut bad = env.to_vec();
+    bad.push(("KIBITZER_HAHS", "64M"));
+    for args in [&["uci"][..], &["daemon", "--check"][..]] {
+        let r = run_with(args, "uci\nquit\n", &bad, Duration::from_secs(30));
+        assert!(!r.ok(), "{args:?}: {r}");
+        assert!(r.stderr.contains("KIBITZER_HAHS"), "{args:?}: {r}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
