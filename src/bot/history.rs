@@ -163,7 +163,30 @@ impl Results {
     /// Reads the games of `files` (PGN as the archive writes it). Games in which
     /// `handle` did not play are skipped; `classify` names an opponent's class.
     pub fn load(files: &[PathBuf], handle: &str, classify: &dyn Fn(&str) -> String) -> Results {
+        Results::load_any(files, &[handle.to_string()], classify, None).0
+    }
+
+    /// As `load`, for the games of any of `handles` (every account writes the same
+    /// archive), reading at most `limit` records; also returns the records read.
+    pub fn load_any(
+        files: &[PathBuf],
+        handles: &[String],
+        classify: &dyn Fn(&str) -> String,
+        limit: Option<usize>,
+    ) -> (Results, usize) {
         let mut r = Results::default();
+        let mut records = 0usize;
+        let mut add = |r: &mut Results, text: &str| {
+            if limit.is_some_and(|l| records >= l) {
+                return;
+            }
+            records += 1;
+            for h in handles {
+                if r.add_record(text, h, classify).is_some() {
+                    break;
+                }
+            }
+        };
         for f in files {
             let Ok(file) = std::fs::File::open(f) else {
                 continue;
@@ -174,7 +197,7 @@ impl Results {
                 let Ok(line) = line else { break };
                 let is_tag = line.starts_with('[');
                 if is_tag && in_moves {
-                    r.add_record(&std::mem::take(&mut text), handle, classify);
+                    add(&mut r, &std::mem::take(&mut text));
                     in_moves = false;
                 }
                 if !is_tag && !line.trim().is_empty() {
@@ -184,10 +207,10 @@ impl Results {
                 text.push('\n');
             }
             if !text.trim().is_empty() {
-                r.add_record(&text, handle, classify);
+                add(&mut r, &text);
             }
         }
-        r
+        (r, records)
     }
 
     /// Adds one PGN record (a game of ours); returns its number, or `None` when it

@@ -1,43 +1,52 @@
-//! The ICS daemon. The supervisor owns the connection life cycle (connect, log in,
-//! set up, keep alive, reconnect with backoff and jitter), finds games (seeks,
-//! challenge formula, resuming adjourned games), starts one task per game
-//! (`play::run`) and hands it the engine (`brain`), records finished games
-//! (`archive`), and shuts down gracefully: the first SIGTERM/SIGINT stops seeking and
-//! lets the game in progress finish, the second quits at once; SIGHUP reloads the
-//! configuration and lists (engine sizes change only between games).
+//! The daemon. Its frame (this file) runs the accounts as siblings: the ICS account
+//! of `[ics]` (FICS, lasker or ICC: `ics`) and the Lichess account of `[lichess]`
+//! (`lichess`), each with its own supervisor that connects, logs in, backs off and
+//! reports the same account state to one status; one shutdown signal reaches all
+//! (the first SIGTERM/SIGINT stops new games and lets the games in progress finish,
+//! the second quits at once; SIGHUP reloads the configuration and lists); systemd
+//! hears READY and WATCHDOG for all of them together.
 //!
-//! The bot behaviour lives beside it: `talk` (whisper/kibitz levels and noise, used by
-//! the game task and the observer), `lists` (GM/IM/C/AK/S, classifying opponents for
-//! the game controller's one policy), `observe` (analysing observed games and
-//! broadcasts on an engine of its own) and `owner` (owners' commands by tell, with
-//! permissions). `mode tournament` turns off seeking and everything list-based and
-//! leaves resigning, draws and aborts to the operator.
+//! Every game, whatever its server, lives the same life (`life`): a slot taken at
+//! accept and freed at the result, one task per game behind the game port (`play`),
+//! with the engine on a thread of its own (`brain`), and one finish path (records,
+//! ledger, counters, metrics). The accounts own the wire: each maps its server's
+//! messages to the port in one adapter (`ics::adapter`, `lichess::adapter`).
 //!
-//! Extension points for behaviour built on top:
-//! `Hooks` sees every challenge verdict and every server event the supervisor does
-//! not consume itself, with the writer to answer; `Daemon::subscribe` streams
-//! `BotEvent`s; `Daemon::status` is the latest `status::Status` (connection, games in
-//! progress, observed games, results, counters), read by the operator's window.
+//! The bot behaviour beside it: `talk` (whisper/kibitz levels and noise), `lists`
+//! (GM/IM/C/AK/S), `formula` (which challenges to accept), `observe` (analysing
+//! observed games and broadcasts on an engine of its own), `owner` (owners'
+//! commands by tell, with permissions), `archive` (PGN records, game logs, the
+//! instance lock), `history` (the results ledger) and `status` (what the operator's
+//! window reads: `Daemon::status`). `mode tournament` turns off seeking and
+//! everything list-based and leaves resigning, draws and aborts to the operator.
 
 pub mod archive;
 pub mod brain;
 pub mod formula;
 pub mod history;
+pub mod ics;
 pub mod lichess;
+pub mod life;
 pub mod lists;
 pub mod observe;
 pub mod owner;
 pub mod play;
-mod session;
 pub mod status;
 pub mod talk;
 
 use crate::chess::Color;
-use crate::ics::connection::{ConnectConfig, Connection, Incoming, LoginError};
-use crate::ics::timeseal::Version;
-use crate::ics::{Backoff, Challenge, ServerCommand, ServerEvent, ServerKind, Writer};
-use crate::options::{Options, Source};
+use crate::options::Options;
 use crate::settings::{KeyCheck, Settings, SettingsError};
+use brain::Fault;
+use formula::Verdict;
+use observe::Target;
+use play::{GameOutcome, GameStats};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{broadcast, mpsc, watch};
+use tracing::{error, info, warn};
 
 /// The daemon's checks of its own keys, for the settings loader (which must not
 /// import the bot): `kibitzer daemon`, `--check` and SIGHUP reloads use them.
@@ -64,20 +73,6 @@ pub const KEY_CHECKS: &[KeyCheck] = &[
         fix: "write time controls as minutes+increment (1+0 3+2) and a rating range with min <= max",
     },
 ];
-use archive::Archive;
-use brain::{Brain, Fault};
-use formula::{Formula, NoPlay, Verdict};
-use lists::Lists;
-use observe::{Observer, Target};
-use owner::{OwnerCommand, Owners};
-use play::{GameInput, GameOutcome, GameSetup, GameStats};
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, mpsc};
-use tokio::task::JoinHandle;
-use tracing::{debug, error, info, info_span, warn, Instrument};
 
 /// The daemon's exit status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +92,7 @@ pub enum Exit {
 /// Requests to a running daemon (what the signals do).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ControlMsg {
-    /// First SIGTERM/SIGINT: stop seeking, finish the game, then quit.
+    /// First SIGTERM/SIGINT: stop seeking, finish the games, then quit.
     Shutdown,
     /// Quit at once.
     Quit,
@@ -116,10 +111,34 @@ impl Control {
     }
 }
 
+/// What the frame asks of every account (one signal for all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Run,
+    /// Accept nothing new, finish the games in progress, then end.
+    Drain,
+    /// End now (games in progress are left to the server).
+    Quit,
+}
+
+/// The frame's request after `changed()` on the stop channel (a closed channel is
+/// `Quit`).
+pub fn requested(
+    changed: Result<(), watch::error::RecvError>,
+    stop: &watch::Receiver<Stop>,
+) -> Stop {
+    match changed {
+        Ok(()) => *stop.borrow(),
+        Err(_) => Stop::Quit,
+    }
+}
+
 /// A finished game, as reported on the event stream.
 #[derive(Clone, Debug)]
 pub struct GameReport {
     pub game: u32,
+    /// The account that played it (`ics`, `lichess`).
+    pub account: String,
     pub white: String,
     pub black: String,
     pub our_color: Color,
@@ -131,10 +150,11 @@ pub struct GameReport {
 }
 
 impl GameReport {
-    /// The report of a finished game task (FICS, ICC and Lichess alike).
+    /// The report of a finished game task (any account).
     pub fn new(out: GameOutcome, result: String, reason: String) -> GameReport {
         GameReport {
             game: out.setup.game,
+            account: out.setup.account,
             white: out.setup.white,
             black: out.setup.black,
             our_color: out.setup.our_color,
@@ -171,27 +191,60 @@ pub enum BotEvent {
     Stopping,
 }
 
-/// Hooks for the behaviour built on top of the daemon.
-pub trait Hooks: Send + Sync {
-    /// May change the formula's verdict on a challenge.
-    fn challenge(&self, _c: &Challenge, verdict: Verdict) -> Verdict {
-        verdict
+type Reloader = Box<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
+
+/// Each account's last sign of life (its loop turns at least every few seconds):
+/// the watchdog is fed only while every account's loop turns.
+#[derive(Clone, Default)]
+pub struct Heartbeats(Arc<std::sync::Mutex<HashMap<String, Arc<AtomicU64>>>>);
+
+impl Heartbeats {
+    /// The beat of the account `name`.
+    pub fn beat_of(&self, name: &str) -> Beat {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let b = m
+            .entry(name.to_string())
+            .or_insert_with(|| Arc::new(AtomicU64::new(status::unix_ms())))
+            .clone();
+        Beat(b)
     }
-    /// A server event the supervisor did not consume (tells, kibitzes, observed
-    /// boards, unknown lines).
-    fn event(&self, _ev: &ServerEvent, _writer: &Writer) {}
+
+    /// The oldest beat (ms since the epoch); `None` with no account.
+    fn oldest(&self) -> Option<u64> {
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.values().map(|b| b.load(Ordering::Relaxed)).min()
+    }
 }
 
-struct NoHooks;
-impl Hooks for NoHooks {}
+/// One account's heartbeat.
+#[derive(Clone)]
+pub struct Beat(Arc<AtomicU64>);
 
-type Reloader = Box<dyn Fn() -> Result<Settings, SettingsError> + Send + Sync>;
+impl Beat {
+    pub fn beat(&self) {
+        self.0.store(status::unix_ms(), Ordering::Relaxed);
+    }
+}
+
+/// What an account is handed at start.
+#[derive(Clone)]
+pub struct AccountCtx {
+    pub frame: life::Frame,
+    /// The settings, replaced on SIGHUP.
+    pub settings: watch::Receiver<Arc<Settings>>,
+    pub stop: watch::Receiver<Stop>,
+    pub ledger: life::Ledger,
+    pub beat: Beat,
+    /// To ask the frame for a shutdown (an owner's `softquit`).
+    pub control: Control,
+    pub hooks: Arc<dyn ics::Hooks>,
+}
 
 /// The daemon.
 pub struct Daemon {
     settings: Settings,
     reload: Option<Reloader>,
-    hooks: Arc<dyn Hooks>,
+    hooks: Arc<dyn ics::Hooks>,
     events: broadcast::Sender<BotEvent>,
     control_tx: mpsc::UnboundedSender<ControlMsg>,
     control_rx: mpsc::UnboundedReceiver<ControlMsg>,
@@ -199,21 +252,8 @@ pub struct Daemon {
     pub fault: Option<Fault>,
     /// Panic once in the task of this game number (tests).
     pub task_panic_game: Option<u32>,
-    task_panicked: Arc<std::sync::atomic::AtomicBool>,
+    task_panicked: Arc<AtomicBool>,
     status: status::StatusTx,
-}
-
-struct Slot {
-    game: u32,
-    setup: GameSetup,
-    tx: mpsc::UnboundedSender<GameInput>,
-    handle: JoinHandle<GameOutcome>,
-}
-
-enum SessionEnd {
-    Quit,
-    Lost(String),
-    Kicked,
 }
 
 /// The engine's configuration as the status page shows it.
@@ -259,117 +299,8 @@ fn engine_facts(o: &Options) -> status::EngineFacts {
     }
 }
 
-/// What the learning files of `bookpath` hold (blocking: reads the files).
-fn learning_counts(bookpath: &str) -> Option<status::LearningCounts> {
-    if bookpath.is_empty() {
-        return None;
-    }
-    let dir = std::path::Path::new(bookpath);
-    let l = crate::learn::Learner::open_read_only(dir);
-    let results = std::fs::read_to_string(dir.join(crate::learn::Learner::BOOK_LRN))
-        .map(|t| t.lines().filter(|l| l.starts_with("[Event ")).count())
-        .unwrap_or(0);
-    Some(status::LearningCounts {
-        book: l.overlay().len(),
-        position: l.positions().len(),
-        results,
-    })
-}
-
-/// The connection settings from the options.
-pub fn connect_config(o: &Options, password: Option<crate::ics::Secret>) -> ConnectConfig {
-    let host = o.str("ics.server").trim().to_string();
-    ConnectConfig {
-        kind: ServerKind::from_config(o.str("ics.server_type"), &host),
-        host,
-        port: o.int("ics.port") as u16,
-        tls: o.bool("ics.tls"),
-        timeseal: Version::parse(o.str("ics.timeseal")).flatten(),
-        connect_timeout: o.duration("ics.connect_timeout"),
-        login_timeout: o.duration("ics.login_timeout"),
-        max_line: o.int("ics.max_line") as usize,
-        handle: o.str("ics.handle").trim().to_string(),
-        password,
-        interface: format!("{} {}", o.str("ics.interface"), env!("CARGO_PKG_VERSION")),
-        finger: o
-            .str("ics.finger")
-            .split('|')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect(),
-    }
-}
-
 fn notify(state: &[sd_notify::NotifyState]) {
     let _ = sd_notify::notify(state);
-}
-
-async fn join_game(slot: &mut Option<Slot>) -> Result<GameOutcome, tokio::task::JoinError> {
-    match slot.as_mut() {
-        Some(s) => (&mut s.handle).await,
-        None => std::future::pending().await,
-    }
-}
-
-struct State {
-    opts: Options,
-    password: Option<crate::ics::Secret>,
-    formula: Formula,
-    noplay: NoPlay,
-    archive: Archive,
-    brain: Option<Brain>,
-    draining: bool,
-    /// Opponent of the last games and how many in a row.
-    streak: (String, u32),
-    /// Aborted games in a row per opponent.
-    aborts: HashMap<String, u32>,
-    /// Panics per game number in this session.
-    panics: HashMap<u32, u32>,
-    creating: Option<ServerEvent>,
-    resume: Vec<String>,
-    lists: Lists,
-    owners: Owners,
-    observer: Observer,
-    /// Handles the server showed with the computer title `(C)`.
-    computers: std::collections::HashSet<String>,
-    /// When each non-owner was last refused (one refusal per handle per 10 minutes).
-    refused: HashMap<String, Instant>,
-}
-
-fn lists_dir(o: &Options) -> PathBuf {
-    PathBuf::from(o.str("bot.lists").trim())
-}
-
-fn tournament(o: &Options) -> bool {
-    o.text("mode") == "tournament"
-}
-
-impl State {
-    fn new(opts: Options, password: Option<crate::ics::Secret>) -> State {
-        let noplay_path = match opts.str("bot.noplay_file") {
-            "" => None,
-            p => Some(PathBuf::from(p)),
-        };
-        State {
-            lists: Lists::load(&lists_dir(&opts)),
-            owners: Owners::parse(opts.str("bot.owners")).unwrap_or_default(),
-            observer: Observer::new(&opts),
-            formula: Formula::from_options(&opts),
-            noplay: NoPlay::load(noplay_path),
-            archive: Archive::from_options(&opts),
-            opts,
-            password,
-            brain: None,
-            draining: false,
-            streak: (String::new(), 0),
-            aborts: HashMap::new(),
-            panics: HashMap::new(),
-            creating: None,
-            resume: Vec::new(),
-            computers: Default::default(),
-            refused: HashMap::new(),
-        }
-    }
 }
 
 impl Daemon {
@@ -379,20 +310,20 @@ impl Daemon {
         Daemon {
             settings,
             reload: None,
-            hooks: Arc::new(NoHooks),
+            hooks: Arc::new(ics::NoHooks),
             events,
             control_tx,
             control_rx,
             fault: None,
             task_panic_game: None,
-            task_panicked: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            task_panicked: Arc::new(AtomicBool::new(false)),
             status: status::StatusTx::new(),
         }
     }
 
     /// The daemon's status as it changes (read-only: nothing read here commands the
     /// bot).
-    pub fn status(&self) -> tokio::sync::watch::Receiver<status::Status> {
+    pub fn status(&self) -> watch::Receiver<status::Status> {
         self.status.subscribe()
     }
 
@@ -401,7 +332,9 @@ impl Daemon {
         self.reload = Some(f);
     }
 
-    pub fn set_hooks(&mut self, hooks: Arc<dyn Hooks>) {
+    /// Hooks for behaviour built on the ICS account (challenge verdicts, server
+    /// events it does not consume).
+    pub fn set_hooks(&mut self, hooks: Arc<dyn ics::Hooks>) {
         self.hooks = hooks;
     }
 
@@ -415,585 +348,190 @@ impl Daemon {
         self.events.subscribe()
     }
 
-    fn emit(&self, e: BotEvent) {
-        let _ = self.events.send(e);
-    }
-
-    /// Runs until told to quit (or the credentials are refused): the ICS account of
-    /// `[ics]` (unless `ics.enabled` is off) and, with `lichess.enabled`, the Lichess
-    /// account beside it; the signals reach both.
+    /// Runs until told to quit, or until an account ends with a refusal that
+    /// restarting cannot mend (credentials, a lock, the configuration): then the
+    /// other accounts are stopped too and that is the exit status.
     pub async fn run(mut self) -> Exit {
         let o = self.settings.options.clone();
-        if !o.bool("lichess.enabled") {
-            return self.run_ics().await;
+        let names: Vec<&str> = [
+            (o.bool("ics.enabled"), "ics"),
+            (o.bool("lichess.enabled"), "lichess"),
+        ]
+        .into_iter()
+        .filter_map(|(on, n)| on.then_some(n))
+        .collect();
+        if names.is_empty() {
+            error!("no account is enabled (ics.enabled and lichess.enabled are both off)");
+            return Exit::Config;
         }
-        let (stop_tx, stop_rx) = tokio::sync::watch::channel(lichess::Stop::Run);
-        let stop_tx = Arc::new(stop_tx);
-        let account = tokio::spawn(lichess::run(
-            self.settings.clone(),
-            self.events.clone(),
-            self.status.clone(),
-            stop_rx,
-        ));
-        let ics = o.bool("ics.enabled");
-        let (fwd_tx, fwd_rx) = mpsc::unbounded_channel();
-        let mut signals = std::mem::replace(&mut self.control_rx, fwd_rx);
-        let stop = stop_tx.clone();
-        tokio::spawn(async move {
-            while let Some(m) = signals.recv().await {
-                if let Some(s) = lichess::Stop::of(m) {
-                    stop.send_replace(s);
-                }
-                if ics {
-                    let _ = fwd_tx.send(m);
-                }
-            }
-        });
-        let ics_exit = if ics { self.run_ics().await } else { Exit::Ok };
-        if ics_exit != Exit::Ok {
-            stop_tx.send_replace(lichess::Stop::Quit);
-        }
-        let lichess_exit = account.await.unwrap_or(Exit::Failure);
-        if ics_exit != Exit::Ok {
-            ics_exit
-        } else {
-            lichess_exit
-        }
-    }
-
-    /// The ICS account.
-    async fn run_ics(&mut self) -> Exit {
-        let o = self.settings.options.clone();
-        let cfg = connect_config(&o, self.settings.password.clone());
-        let archive = Archive::from_options(&o);
-        let _lock = match archive::lock_instance(&archive.dir, &cfg.host, &cfg.handle) {
-            Ok(f) => f,
-            Err(e) => {
-                error!("{e}");
-                return Exit::Locked;
-            }
-        };
-        let mut st = State::new(o.clone(), self.settings.password.clone());
-        self.publish_start(&cfg, &st);
-        let mut backoff = Backoff::new(
-            o.duration("ics.reconnect_min"),
-            o.duration("ics.reconnect_max"),
-        );
-        let mut name_in_use = 0;
-        let mut ready_sent = false;
-        let mut timeseal_refused = false;
-        // Why the last session ended (reported at the next login).
-        let mut lost_why: Option<String> = None;
-        loop {
-            let mut cfg = connect_config(&st.opts, st.password.clone());
-            if timeseal_refused {
-                cfg.timeseal = None;
-            }
-            let span = info_span!("connection", server = %cfg.host, port = cfg.port);
-            let attempt = async {
-                let mut conn = Connection::open(&cfg).await?;
-                conn.login(&cfg).await?;
-                Ok::<Connection, LoginError>(conn)
-            }
-            .instrument(span.clone())
-            .await;
-            let delay = match attempt {
-                Ok(conn) => {
-                    name_in_use = 0;
-                    if !ready_sent {
-                        notify(&[sd_notify::NotifyState::Ready]);
-                        ready_sent = true;
-                    }
-                    notify(&[sd_notify::NotifyState::Status(&format!(
-                        "logged in as {} on {}",
-                        conn.handle, cfg.host
-                    ))]);
-                    self.emit(BotEvent::LoggedIn {
-                        handle: conn.handle.clone(),
-                    });
-                    let handle = conn.handle.clone();
-                    let why = lost_why.take();
-                    self.status.update(|s| {
-                        s.link.connected = true;
-                        s.link.healthy = true;
-                        s.link.handle = handle;
-                        s.link.logged_in_since_unix_ms = Some(status::unix_ms());
-                        s.link.disconnected_since_unix_ms = None;
-                        if let Some(why) = why {
-                            s.counters.reconnects += 1;
-                            s.link.last_reconnect = Some(status::Reconnect {
-                                at_unix_ms: status::unix_ms(),
-                                why,
-                            });
-                        }
-                    });
-                    let started = Instant::now();
-                    let end = self.session(conn, &cfg, &mut st).instrument(span).await;
-                    let why = match &end {
-                        SessionEnd::Quit => "quit".to_string(),
-                        SessionEnd::Lost(why) => why.clone(),
-                        SessionEnd::Kicked => "another session logged in with our name".into(),
-                    };
-                    lost_why = Some(why);
-                    self.status.update(|s| {
-                        s.link.connected = false;
-                        s.link.healthy = false;
-                        s.link.logged_in_since_unix_ms = None;
-                        s.link.disconnected_since_unix_ms = Some(status::unix_ms());
-                        // The Lichess account's games go on.
-                        s.games.retain(|g| g.site == "lichess");
-                        s.observed.clear();
-                    });
-                    if started.elapsed() > Duration::from_secs(60) {
-                        backoff.reset();
-                    }
-                    match end {
-                        SessionEnd::Quit => {
-                            notify(&[sd_notify::NotifyState::Stopping]);
-                            self.emit(BotEvent::Stopping);
-                            return Exit::Ok;
-                        }
-                        SessionEnd::Lost(why) => {
-                            warn!("connection lost: {why}");
-                            self.emit(BotEvent::Disconnected { why });
-                            backoff.next_delay()
-                        }
-                        SessionEnd::Kicked => {
-                            warn!("another session logged in with our name; waiting before trying again");
-                            self.emit(BotEvent::Disconnected {
-                                why: "kicked".into(),
-                            });
-                            backoff.max
-                        }
-                    }
-                }
-                Err(e) if e.is_credentials() => {
-                    error!("login failed: {e}");
-                    return Exit::Credentials;
-                }
-                Err(e @ LoginError::NoTimeseal { .. }) if !timeseal_refused => {
-                    warn!("{e}; trying again without timeseal");
-                    timeseal_refused = true;
-                    backoff.min
-                }
-                Err(LoginError::NameInUse(n)) => {
-                    name_in_use += 1;
-                    warn!("the name {n} is in use");
-                    if name_in_use >= 5 {
-                        error!("the name {n} stayed in use; giving up");
-                        return Exit::NameInUse;
-                    }
-                    backoff.next_delay()
-                }
-                Err(e) => {
-                    warn!("cannot log in: {e}");
-                    backoff.next_delay()
-                }
-            };
-            if st.draining {
-                return Exit::Ok;
-            }
-            notify(&[sd_notify::NotifyState::Status(&format!(
-                "reconnecting in {:.0} s",
-                delay.as_secs_f64()
-            ))]);
-            info!("reconnecting in {:.1} s", delay.as_secs_f64());
-            let sleep = tokio::time::sleep(delay);
-            tokio::pin!(sleep);
-            loop {
-                tokio::select! {
-                    _ = &mut sleep => break,
-                    m = self.control_rx.recv() => match m {
-                        Some(ControlMsg::Reload) => self.reload_settings(&mut st, false),
-                        _ => return Exit::Ok,
-                    }
-                }
-            }
-        }
-    }
-
-    /// The facts known at start (server, engine) and, read off the async threads,
-    /// the results ledger from the PGN files and the learning counts.
-    fn publish_start(&self, cfg: &ConnectConfig, st: &State) {
-        let o = &st.opts;
-        let facts = engine_facts(o);
-        let (server, port, kind, handle) = (
-            cfg.host.clone(),
-            cfg.port,
-            format!("{:?}", cfg.kind).to_ascii_lowercase(),
-            cfg.handle.clone(),
-        );
-        self.status.update(|s| {
-            s.link.server = server;
-            s.link.port = port;
-            s.link.server_type = kind;
-            s.link.handle = handle;
-            s.engine = facts;
-            s.engine.healthy = true;
-        });
-        let files = st
-            .archive
-            .pgn
-            .as_ref()
-            .map(|p| history::archive_files(p, st.archive.pgn_keep))
-            .unwrap_or_default();
-        let lists = lists_dir(o);
-        let handle = cfg.handle.clone();
-        let bookpath = o.str("bookpath").trim().to_string();
-        let tx = self.status.clone();
-        // Off the async threads and without holding up the login: a big archive
-        // takes a moment. Games that end meanwhile are kept, after the old ones.
-        tokio::task::spawn_blocking(move || {
-            let lists = Lists::load(&lists);
-            let classify = |name: &str| status::class_name(lists.classify(name, false)).to_string();
-            let mut results = history::Results::load(&files, &handle, &classify);
-            let learning = learning_counts(&bookpath);
-            info!(
-                games = results.rows.len(),
-                "results read from the PGN records"
-            );
-            tx.update(|s| {
-                for row in &s.results.rows {
-                    if let Some(p) = &row.pgn {
-                        let who = match row.our_color {
-                            Color::White => row.white.clone(),
-                            Color::Black => row.black.clone(),
-                        };
-                        results.add_record(p, &who, &|_| row.class.clone());
-                    }
-                }
-                s.results = Arc::new(results);
-                s.engine.learning = learning;
-            });
-        });
-    }
-
-    /// A finished game: the counters, the results ledger, the learning counts.
-    async fn record_result(
-        &self,
-        out: &GameOutcome,
-        result: &str,
-        reason: &str,
-        opts: &crate::options::Options,
-    ) {
-        let su = &out.setup;
-        let class = status::class_name(su.class).to_string();
-        let finished = out
-            .end
-            .as_ref()
-            .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
-        let outcome = if out.end.is_none() {
-            "lost".to_string()
-        } else if !finished {
-            "adjourned".to_string()
-        } else {
-            history::Outcome::of(result, su.our_color)
-                .name()
-                .to_string()
-        };
-        let forfeit = finished && archive::termination(reason, result) == "time forfeit";
-        let lost_on_time =
-            forfeit && history::Outcome::of(result, su.our_color) == history::Outcome::Loss;
-        let won_on_time =
-            forfeit && history::Outcome::of(result, su.our_color) == history::Outcome::Win;
-        let pgn = out.pgn.clone().filter(|_| finished);
-        let handle = match su.our_color {
-            Color::White => su.white.clone(),
-            Color::Black => su.black.clone(),
-        };
-        let game = su.game;
-        self.status.update(|s| {
-            s.games.retain(|g| g.game != game);
-            *s.counters
-                .games
-                .entry(outcome)
-                .or_default()
-                .entry(class.clone())
-                .or_insert(0) += 1;
-            s.counters.time_forfeits_us += lost_on_time as u64;
-            s.counters.time_forfeits_opponent += won_on_time as u64;
-            if let Some(p) = &pgn {
-                let mut r = (*s.results).clone();
-                r.add_record(p, &handle, &|_| class.clone());
-                s.results = Arc::new(r);
-            }
-        });
-        if finished {
-            let bookpath = opts.str("bookpath").trim().to_string();
-            if let Ok(learning) =
-                tokio::task::spawn_blocking(move || learning_counts(&bookpath)).await
-            {
-                self.status.update_if(|s| {
-                    let changed = s.engine.learning != learning;
-                    s.engine.learning = learning;
-                    changed
-                });
-            }
-        }
-    }
-
-    /// The observed games, after the observer changed.
-    fn publish_observed(&self, st: &State) {
-        let observed = st.observer.snapshot();
-        self.status.update(|s| s.observed = observed);
-    }
-
-    fn reload_settings(&mut self, st: &mut State, in_game: bool) {
-        let Some(f) = &self.reload else {
-            info!("SIGHUP: no configuration file to reload");
-            return;
-        };
-        match f() {
-            Ok(s) => {
-                info!(
-                    "configuration reloaded{}",
-                    if in_game {
-                        " (engine sizes apply after this game)"
-                    } else {
-                        ""
-                    }
-                );
-                let noplay_path = match s.options.str("bot.noplay_file") {
-                    "" => None,
-                    p => Some(PathBuf::from(p)),
-                };
-                st.formula = Formula::from_options(&s.options);
-                st.noplay = NoPlay::load(noplay_path);
-                st.archive = Archive::from_options(&s.options);
-                st.lists = Lists::load(&lists_dir(&s.options));
-                st.owners = Owners::parse(s.options.str("bot.owners")).unwrap_or_default();
-                st.observer.configure(&s.options);
-                st.opts = s.options;
-                st.password = s.password;
-            }
-            Err(e) => error!("reload failed, keeping the old configuration: {e}"),
-        }
-    }
-
-    fn seek_all(&self, w: &Writer, st: &State) {
-        if st.draining || tournament(&st.opts) {
-            return;
-        }
-        w.send(&ServerCommand::Unseek);
-        for s in crate::settings::seeks(&st.opts) {
-            w.send(&ServerCommand::Seek(s));
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn game_setup(
-        &self,
-        st: &State,
-        game: u32,
-        white: &str,
-        black: &str,
-        handle: &str,
-        continuing: bool,
-        kind: ServerKind,
-        host: &str,
-    ) -> GameSetup {
-        let our_color = if white.eq_ignore_ascii_case(handle) {
-            Color::White
-        } else {
-            Color::Black
-        };
-        let opponent = if our_color == Color::White {
-            black
-        } else {
-            white
-        }
-        .to_string();
-        let (mut wr, mut br, mut rated, mut gkind, mut minutes, mut inc) =
-            (None, None, false, String::from("unknown"), 0, 0);
-        if let Some(ServerEvent::Creating {
-            white: cw,
-            black: cb,
-            white_rating,
-            black_rating,
-            rated: r,
-            kind: k,
-            minutes: m,
-            increment: i,
-        }) = &st.creating
-        {
-            if cw.eq_ignore_ascii_case(white) && cb.eq_ignore_ascii_case(black) {
-                wr = *white_rating;
-                br = *black_rating;
-                rated = *r;
-                gkind = k.clone();
-                minutes = *m;
-                inc = *i;
-            }
-        }
-        let mut opts = st.opts.clone();
-        // Unknown here for a resumed game, whose `Creating:` line comes after its
-        // start: the game task takes the control from the first board.
-        play::set_game_level(&mut opts, minutes as u64 * 60, inc as u64);
-        // The opponent's class and talk (nothing list-based in tournament mode).
-        let computer = st.computers.contains(&opponent.to_ascii_lowercase());
-        let class = if tournament(&st.opts) {
-            crate::game::OpponentClass::Normal
-        } else {
-            st.lists.classify(&opponent, computer)
-        };
-        if !tournament(&st.opts) {
-            let mut rules = vec![crate::game::ClassRules::from_options(&st.opts, class)];
-            if st.lists.auto_kibitz(&opponent) {
-                rules.push(
-                    crate::game::ClassRules::parse(st.opts.str("policy.autokibitz"))
-                        .unwrap_or_default(),
-                );
-            }
-            for r in rules {
-                for (name, v) in [("kibitz", r.kibitz), ("whisper", r.whisper)] {
-                    if let Some(v) = v {
-                        let now = opts.int(name);
-                        let _ =
-                            opts.set_from(Source::Runtime, name, &(now.max(v as i64)).to_string());
-                    }
-                }
-            }
-        }
-        let profile = crate::ics::ServerProfile::new(kind);
-        GameSetup {
-            game,
-            white: white.to_string(),
-            black: black.to_string(),
-            our_color,
-            opponent,
-            white_rating: wr,
-            black_rating: br,
-            rated,
-            kind: gkind,
-            initial_secs: minutes * 60,
-            increment: inc,
-            continuing,
-            fresh: !continuing,
-            server: host.to_string(),
-            clock_unit: profile.clock_unit,
-            autoflag: profile.autoflag,
-            opts,
-            fault: self.fault,
-            class,
-            computer,
+        let facts = engine_facts(&o);
+        self.status.update(|s| s.engine = facts);
+        let (stop_tx, stop_rx) = watch::channel(Stop::Run);
+        let (settings_tx, settings_rx) = watch::channel(Arc::new(self.settings.clone()));
+        let frame = life::Frame {
             status: self.status.clone(),
-            decline_draws: false,
-        }
-    }
-
-    fn start_game(&self, setup: GameSetup, w: &Writer, st: &mut State) -> Slot {
-        st.observer.pause(true);
-        let (tx, rx) = mpsc::unbounded_channel();
-        let brain = st.brain.take();
-        let span =
-            info_span!("game", game = setup.game, white = %setup.white, black = %setup.black);
-        let panic_now = self.task_panic_game == Some(setup.game)
-            && !self
-                .task_panicked
-                .swap(true, std::sync::atomic::Ordering::SeqCst);
-        let s2 = setup.clone();
-        let w2 = w.clone();
-        let handle = tokio::spawn(
-            async move {
-                if panic_now {
-                    panic!("injected game task fault");
-                }
-                play::run(s2, w2, brain, rx).await
-            }
-            .instrument(span),
-        );
-        self.emit(BotEvent::GameStarted {
-            game: setup.game,
-            opponent: setup.opponent.clone(),
-        });
-        let live = status::LiveGame::of(&setup);
-        self.status.update(|s| {
-            s.games.retain(|g| g.game != live.game);
-            s.games.push(live);
-        });
-        Slot {
-            game: setup.game,
-            setup,
-            tx,
-            handle,
-        }
-    }
-
-    async fn finish_game(&self, mut out: GameOutcome, w: &Writer, st: &mut State) {
-        st.brain = out.brain.take();
-        st.observer.pause(false);
-        let opp = out.setup.opponent.clone();
-        let (result, reason) = match &out.end {
-            Some(e) => (e.result.clone(), e.reason.clone()),
-            None => (String::new(), "connection lost".into()),
+            events: self.events.clone(),
+            fault: self.fault,
+            task_panic_game: self.task_panic_game,
+            task_panicked: self.task_panicked.clone(),
         };
-        {
-            // The record: appended once the game has really ended; an adjourned game
-            // (or one cut off with the connection) stays in progress until resumed.
-            let archive = st.archive.clone();
-            let pgn = out.pgn.clone();
-            let finished = out
-                .end
-                .as_ref()
-                .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
-            let (white, black) = (out.setup.white.clone(), out.setup.black.clone());
-            let _ = tokio::task::spawn_blocking(move || {
-                let r = archive.record(&white, &black, pgn.as_deref(), finished);
-                if let Err(e) = r {
-                    error!("cannot write the game record: {e}");
-                }
-            })
-            .await;
-        }
-        if out.end.is_some() {
-            // Records.
-            let archive = st.archive.clone();
-            let log = out.log.clone();
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            let name = format!(
-                "game-{}-{secs}-{}-{}.log",
-                play::pgn_date().replace('.', ""),
-                out.setup.game,
-                opp.to_ascii_lowercase()
-            );
-            let _ = tokio::task::spawn_blocking(move || {
-                if let Err(e) = archive.write_log(&name, &log) {
-                    error!("cannot write the game log: {e}");
-                }
-            })
-            .await;
-            // Rematch streak.
-            if st.streak.0.eq_ignore_ascii_case(&opp) {
-                st.streak.1 += 1;
+        let archive = archive::Archive::from_options(&o);
+        let ics_handle = o.str("ics.handle").trim().to_string();
+        let ledger = life::Ledger::start(
+            &self.status,
+            &archive,
+            if names.contains(&"ics") {
+                vec![ics_handle]
             } else {
-                st.streak = (opp.clone(), 1);
+                Vec::new()
+            },
+            std::path::PathBuf::from(o.str("bot.lists").trim()),
+            o.str("bookpath").trim().to_string(),
+        );
+        let beats = Heartbeats::default();
+        let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(&'static str, Exit)>();
+        for name in &names {
+            let ctx = AccountCtx {
+                frame: frame.clone(),
+                settings: settings_rx.clone(),
+                stop: stop_rx.clone(),
+                ledger: ledger.clone(),
+                beat: beats.beat_of(name),
+                control: self.control(),
+                hooks: self.hooks.clone(),
+            };
+            let done = done_tx.clone();
+            match *name {
+                "ics" => {
+                    tokio::spawn(async move {
+                        let exit = ics::run(ctx).await;
+                        let _ = done.send(("ics", exit));
+                    });
+                }
+                _ => {
+                    tokio::spawn(async move {
+                        let exit = lichess::run(ctx).await;
+                        let _ = done.send(("lichess", exit));
+                    });
+                }
             }
-            // Repeat aborters.
-            let aborted = result == "*"
-                && reason.to_ascii_lowercase().contains("abort")
-                && out.opponent_moves == 0;
-            let key = opp.to_ascii_lowercase();
-            if aborted {
-                let n = st.aborts.entry(key.clone()).or_insert(0);
-                *n += 1;
-                let limit = st.opts.int("bot.aborts_to_noplay") as u32;
-                if limit > 0 && *n >= limit {
-                    warn!(opponent = %opp, "repeat aborter: added to the noplay list");
-                    if let Err(e) = st.noplay.add(&opp, "repeat aborter") {
-                        error!("cannot write the noplay list: {e}");
+        }
+        let health = tokio::spawn(systemd_health(self.status.subscribe(), beats, names.len()));
+        let mut running = names.len();
+        let mut exit = Exit::Ok;
+        while running > 0 {
+            tokio::select! {
+                m = self.control_rx.recv() => match m {
+                    Some(ControlMsg::Shutdown) if *stop_tx.borrow() == Stop::Run => {
+                        info!("shutting down: no new games; the games in progress are played out (signal again to quit at once)");
+                        notify(&[sd_notify::NotifyState::Stopping]);
+                        stop_tx.send_replace(Stop::Drain);
+                    }
+                    Some(ControlMsg::Reload) => match &self.reload {
+                        None => info!("SIGHUP: no configuration file to reload"),
+                        Some(f) => match f() {
+                            Ok(s) => {
+                                info!("configuration reloaded (engine sizes apply from the next game)");
+                                settings_tx.send_replace(Arc::new(s));
+                            }
+                            Err(e) => error!("reload failed, keeping the old configuration: {e}"),
+                        },
+                    },
+                    _ => {
+                        info!("quitting at once");
+                        stop_tx.send_replace(Stop::Quit);
+                    }
+                },
+                Some((name, e)) = done_rx.recv() => {
+                    running -= 1;
+                    info!(account = name, exit = ?e, "account ended");
+                    if e != Exit::Ok {
+                        if exit == Exit::Ok {
+                            exit = e;
+                        }
+                        if running > 0 {
+                            warn!(account = name, "an account cannot go on: stopping the others");
+                            stop_tx.send_replace(Stop::Quit);
+                        }
                     }
                 }
-            } else {
-                st.aborts.remove(&key);
             }
         }
-        self.record_result(&out, &result, &reason, &st.opts).await;
-        self.emit(BotEvent::GameEnded(Box::new(GameReport::new(
-            out, result, reason,
-        ))));
-        let _ = w;
+        health.abort();
+        notify(&[sd_notify::NotifyState::Stopping]);
+        let _ = self.events.send(BotEvent::Stopping);
+        exit
+    }
+}
+
+/// READY, WATCHDOG and STATUS for systemd, for every account together. READY once
+/// each account has tried (logged in, or backing off after a failure); WATCHDOG
+/// while every account's loop turns (its heartbeat is fresh) and none is stuck
+/// logged in on a link that does not answer (an account waiting to reconnect is not
+/// stuck: a server outage must not get the daemon killed, with another server's
+/// games in progress); STATUS says where each account stands.
+async fn systemd_health(
+    mut rx: watch::Receiver<status::Status>,
+    beats: Heartbeats,
+    accounts: usize,
+) {
+    let watchdog = sd_notify::watchdog_enabled();
+    let period = watchdog.map_or(Duration::from_secs(30), |d| {
+        (d / 2).max(Duration::from_secs(1))
+    });
+    let mut ready = false;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut last_ping = tokio::time::Instant::now();
+    let mut last_text = String::new();
+    let mut unhealthy_since: HashMap<String, u64> = HashMap::new();
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            r = rx.changed() => if r.is_err() { return; },
+        }
+        let s = rx.borrow_and_update().clone();
+        let now = status::unix_ms();
+        let tried = s.accounts.len() >= accounts
+            && s.accounts.iter().all(|a| {
+                a.state != status::AccountState::Connecting
+                    || a.failed_attempts > 0
+                    || a.reconnects > 0
+            });
+        if tried && !ready {
+            notify(&[sd_notify::NotifyState::Ready]);
+            ready = true;
+        }
+        let text: Vec<String> = s
+            .accounts
+            .iter()
+            .map(|a| match (&a.reason, a.connected) {
+                (_, true) => format!("{}: logged in as {} on {}", a.name, a.handle, a.server),
+                (Some(r), false) => format!("{}: {} ({r})", a.name, a.state.name()),
+                (None, false) => format!("{}: {}", a.name, a.state.name()),
+            })
+            .collect();
+        let text = text.join("; ");
+        if text != last_text {
+            notify(&[sd_notify::NotifyState::Status(&text)]);
+            last_text = text;
+        }
+        // An account logged in whose link has not answered for a while is stuck.
+        for a in &s.accounts {
+            if a.connected && !a.healthy {
+                unhealthy_since.entry(a.name.clone()).or_insert(now);
+            } else {
+                unhealthy_since.remove(&a.name);
+            }
+        }
+        let stuck = unhealthy_since
+            .values()
+            .any(|&t| now.saturating_sub(t) > 120_000);
+        let beating = beats
+            .oldest()
+            .is_some_and(|t| now.saturating_sub(t) < 60_000);
+        if watchdog.is_some() && ready && beating && !stuck && last_ping.elapsed() >= period {
+            notify(&[sd_notify::NotifyState::Watchdog]);
+            last_ping = tokio::time::Instant::now();
+        }
     }
 }

@@ -14,7 +14,7 @@ use super::talk::{Change, Channel, Levels, Talk, Thought, Venue};
 use crate::chess::Board;
 use crate::engine::{EventSink, SearchEvent};
 use crate::game::Game;
-use crate::ics::{ServerCommand, Style12, Writer};
+use crate::ics::{ServerCommand, Writer};
 use crate::options::{Options, Source};
 use std::collections::BTreeMap;
 use std::sync::mpsc as std_mpsc;
@@ -183,6 +183,58 @@ struct Watched {
     said: Vec<String>,
 }
 
+/// A board of an observed game, as any server gives it.
+pub struct Seen {
+    pub game: u32,
+    pub white: String,
+    pub black: String,
+    /// An examined game (a relay's or our own examining), not one being played.
+    pub examined: bool,
+    pub board: crate::chess::Board,
+}
+
+impl Seen {
+    /// A FICS/lasker style-12 board of a game we observe or examine (relation 0,
+    /// -2 or 2); `None` for our own games and unreadable boards.
+    pub fn of_style12(s: &crate::ics::Style12) -> Option<Seen> {
+        if !matches!(s.relation, 0 | -2 | 2) {
+            return None;
+        }
+        let Some(board) = s.board() else {
+            warn!(game = s.game, "observed board unreadable; ignored");
+            return None;
+        };
+        Some(Seen {
+            game: s.game,
+            white: s.white.clone(),
+            black: s.black.clone(),
+            examined: s.relation != 0,
+            board,
+        })
+    }
+
+    /// An ICC position of a game we observe or examine.
+    pub fn of_position(p: &crate::ics::GamePosition) -> Option<Seen> {
+        use crate::ics::Relation;
+        let examined = match p.relation {
+            Relation::Playing(_) => return None,
+            Relation::Observing => false,
+            Relation::Examining => true,
+        };
+        let Some(board) = p.board() else {
+            warn!(game = p.game, "observed position unreadable; ignored");
+            return None;
+        };
+        Some(Seen {
+            game: p.game,
+            white: p.white.clone(),
+            black: p.black.clone(),
+            examined,
+            board,
+        })
+    }
+}
+
 /// What the observer wants done (the supervisor does it).
 #[derive(Debug, Default)]
 pub struct Observer {
@@ -344,17 +396,10 @@ impl Observer {
         }
     }
 
-    /// A style-12 board that is not of our own game.
-    pub fn on_board(&mut self, s: &Style12, w: &Writer) {
-        // 0: observing a played game; -2: observing an examined one; 2: examining.
-        if !matches!(s.relation, 0 | -2 | 2) {
-            return;
-        }
-        let Some(board) = s.board() else {
-            warn!(game = s.game, "observed board unreadable; ignored");
-            return;
-        };
-        let relay = s.relation != 0
+    /// A board of a game that is not our own (any server's).
+    pub fn on_board(&mut self, s: Seen, w: &Writer) {
+        let board = s.board;
+        let relay = s.examined
             || self
                 .targets
                 .iter()

@@ -33,7 +33,8 @@ pub fn unix_ms() -> u64 {
 pub struct Status {
     pub version: String,
     pub started_unix_ms: u64,
-    pub link: Link,
+    /// The accounts (ICS, Lichess), each with its state.
+    pub accounts: Vec<AccountStatus>,
     pub engine: EngineFacts,
     /// Our games in progress.
     pub games: Vec<LiveGame>,
@@ -45,27 +46,141 @@ pub struct Status {
     pub counters: Counters,
 }
 
-/// The server connection.
+/// Where an account stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountState {
+    /// Connecting and logging in (or, on Lichess, opening the event stream).
+    #[default]
+    Connecting,
+    /// Logged in (ICS) or streaming events (Lichess).
+    LoggedIn,
+    /// Waiting to try again after a failure (`reason`, `next_try_unix_ms`).
+    BackingOff,
+    /// Ended for good (shutdown, or a refusal trying again cannot mend).
+    Stopped,
+}
+
+impl AccountState {
+    pub fn name(self) -> &'static str {
+        match self {
+            AccountState::Connecting => "connecting",
+            AccountState::LoggedIn => "logged in",
+            AccountState::BackingOff => "backing off",
+            AccountState::Stopped => "stopped",
+        }
+    }
+}
+
+/// One account of the daemon (the ICS account of `[ics]`, the Lichess account),
+/// each reporting the same way.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct Link {
+pub struct AccountStatus {
+    /// `ics` or `lichess`: the label of this account's games, counters and metrics.
+    pub name: String,
     pub server: String,
     pub port: u16,
+    /// `fics`, `lasker`, `icc`, `lichess`.
     pub server_type: String,
     /// The handle we log in as (the server's name for a guest once logged in).
     pub handle: String,
+    pub state: AccountState,
+    /// Why the account is not logged in: the last failure, or why it stopped.
+    pub reason: Option<String>,
+    /// When the next try is due (while backing off).
+    pub next_try_unix_ms: Option<u64>,
+    /// Logged in (ICS) or streaming (Lichess).
     pub connected: bool,
-    /// The systemd watchdog's condition: logged in, the writer open and the last
-    /// keepalive answered.
+    /// Connected and the link answers (the keepalive on an ICS, the stream's
+    /// traffic on Lichess).
     pub healthy: bool,
     pub logged_in_since_unix_ms: Option<u64>,
     pub disconnected_since_unix_ms: Option<u64>,
     pub last_reconnect: Option<Reconnect>,
+    pub reconnects: u64,
+    /// Connection or login attempts that failed.
+    pub failed_attempts: u64,
     /// What the server charged for our last move beyond our own thinking time, ms.
     pub lag_ms: Option<i64>,
     /// The adaptive move overhead of the current (or last) game, ms.
     pub overhead_ms: Option<u64>,
     /// Shutting down: no new games.
     pub draining: bool,
+    /// When the state last changed.
+    pub since_unix_ms: u64,
+}
+
+impl AccountStatus {
+    /// A new entry, connecting.
+    pub fn new(name: &str, server: &str, port: u16, server_type: &str, handle: &str) -> Self {
+        AccountStatus {
+            name: name.to_string(),
+            server: server.to_string(),
+            port,
+            server_type: server_type.to_string(),
+            handle: handle.to_string(),
+            since_unix_ms: unix_ms(),
+            ..Default::default()
+        }
+    }
+
+    /// Logged in (or streaming) as `handle`.
+    pub fn logged_in(&mut self, handle: &str) {
+        if let Some(why) = self
+            .reason
+            .take()
+            .filter(|_| self.disconnected_since_unix_ms.is_some())
+        {
+            self.reconnects += 1;
+            self.last_reconnect = Some(Reconnect {
+                at_unix_ms: unix_ms(),
+                why,
+            });
+        }
+        self.state = AccountState::LoggedIn;
+        self.handle = handle.to_string();
+        self.connected = true;
+        self.healthy = true;
+        self.next_try_unix_ms = None;
+        self.logged_in_since_unix_ms = Some(unix_ms());
+        self.disconnected_since_unix_ms = None;
+        self.since_unix_ms = unix_ms();
+    }
+
+    /// The link or the login failed: waiting `delay` before the next try.
+    pub fn backing_off(&mut self, why: &str, delay: std::time::Duration) {
+        if self.connected {
+            self.disconnected_since_unix_ms = Some(unix_ms());
+        } else {
+            self.failed_attempts += 1;
+            self.disconnected_since_unix_ms.get_or_insert(unix_ms());
+        }
+        self.state = AccountState::BackingOff;
+        self.reason = Some(why.to_string());
+        self.next_try_unix_ms = Some(unix_ms() + delay.as_millis() as u64);
+        self.connected = false;
+        self.healthy = false;
+        self.logged_in_since_unix_ms = None;
+        self.since_unix_ms = unix_ms();
+    }
+
+    /// Trying now.
+    pub fn connecting(&mut self) {
+        self.state = AccountState::Connecting;
+        self.next_try_unix_ms = None;
+        self.since_unix_ms = unix_ms();
+    }
+
+    /// Ended for good.
+    pub fn stopped(&mut self, why: &str) {
+        self.state = AccountState::Stopped;
+        self.reason = Some(why.to_string());
+        self.next_try_unix_ms = None;
+        self.connected = false;
+        self.healthy = false;
+        self.logged_in_since_unix_ms = None;
+        self.since_unix_ms = unix_ms();
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -244,10 +359,13 @@ pub struct ObservedGame {
 /// metrics).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Counters {
-    pub reconnects: u64,
-    /// Finished games by our result (`win`, `loss`, `draw`, `aborted`, `adjourned`,
-    /// `lost` for a game cut off with the connection), then opponent class.
-    pub games: std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
+    /// Finished games by account (`ics`, `lichess`), our result (`win`, `loss`,
+    /// `draw`, `aborted`, `adjourned`, `lost` for a game cut off with the
+    /// connection) and opponent class.
+    pub games: std::collections::BTreeMap<
+        String,
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
+    >,
     /// Moves we sent that the server answered with `Illegal move.`.
     pub illegal_move_replies: u64,
     /// Games lost on time (`us`) or won on time (`opponent`).
@@ -299,7 +417,60 @@ impl Histogram {
     }
 }
 
+impl Counters {
+    /// One more finished game of `account` with this result and opponent class.
+    pub fn count_game(&mut self, account: &str, outcome: &str, class: &str) {
+        *self
+            .games
+            .entry(account.to_string())
+            .or_default()
+            .entry(outcome.to_string())
+            .or_default()
+            .entry(class.to_string())
+            .or_insert(0) += 1;
+    }
+}
+
 impl Status {
+    /// The account named `name` (`ics`, `lichess`).
+    pub fn account_mut(&mut self, name: &str) -> Option<&mut AccountStatus> {
+        self.accounts.iter_mut().find(|a| a.name == name)
+    }
+
+    pub fn account(&self, name: &str) -> Option<&AccountStatus> {
+        self.accounts.iter().find(|a| a.name == name)
+    }
+
+    /// Adds the account's entry, or replaces it.
+    pub fn set_account(&mut self, a: AccountStatus) {
+        match self.account_mut(&a.name) {
+            Some(x) => *x = a,
+            None => self.accounts.push(a),
+        }
+    }
+
+    /// What `/healthz` and the metric `healthy` check: every account logged in (or
+    /// streaming) with a live link, and the engine healthy. `Err` names the first
+    /// problem.
+    pub fn health(&self) -> Result<(), String> {
+        if self.accounts.is_empty() {
+            return Err("no account has started yet".into());
+        }
+        for a in &self.accounts {
+            if !a.connected {
+                let why = a.reason.as_deref().unwrap_or("not logged in yet");
+                return Err(format!("{} account {}: {why}", a.name, a.state.name()));
+            }
+            if !a.healthy {
+                return Err(format!("{} account: the link does not answer", a.name));
+            }
+        }
+        if !self.engine.healthy {
+            return Err("engine fault".into());
+        }
+        Ok(())
+    }
+
     /// Our move in `game` was chosen by a search: the engine answered, the counters,
     /// the game's evaluation graph and search facts.
     pub fn our_move(&mut self, game: u32, point: EvalPoint, facts: Search) {
@@ -367,13 +538,13 @@ impl StatusTx {
 }
 
 impl LiveGame {
-    /// A game that starts (the ICS server's; the Lichess account changes `site`,
-    /// `name` and `url`).
+    /// A game that starts, named by its account and number (the Lichess account
+    /// names it by its id and gives its `url`).
     pub fn of(setup: &super::play::GameSetup) -> LiveGame {
         LiveGame {
             game: setup.game,
-            site: "ics".into(),
-            name: format!("ics/{}", setup.game),
+            site: setup.account.clone(),
+            name: format!("{}/{}", setup.account, setup.game),
             url: None,
             white: setup.white.clone(),
             black: setup.black.clone(),

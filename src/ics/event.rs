@@ -193,6 +193,57 @@ impl Style12 {
     }
 }
 
+/// How we stand to a game a server tells us of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// We play it, with this colour.
+    Playing(Color),
+    /// We observe a game being played.
+    Observing,
+    /// A game being examined (ours or one we observe).
+    Examining,
+}
+
+/// A game as ICC tells it (moves, not boards): where it started, every move since
+/// with the time each took, and both clocks in milliseconds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GamePosition {
+    pub game: u32,
+    pub white: String,
+    pub black: String,
+    pub relation: Relation,
+    /// The start position as FEN.
+    pub start_fen: String,
+    pub moves: Vec<crate::chess::Move>,
+    /// The time each move took, ms, where the server said.
+    pub times_ms: Vec<Option<i64>>,
+    /// White's and Black's clocks, ms.
+    pub clock_ms: [i64; 2],
+    /// The side to move's clock runs.
+    pub running: bool,
+    pub initial_minutes: u32,
+    pub increment_secs: u32,
+}
+
+impl GamePosition {
+    pub fn start(&self) -> Option<Board> {
+        Board::from_fen(&self.start_fen).ok()
+    }
+
+    /// The position reached (`None` when the start is unreadable or a move does
+    /// not fit, which the ICC reader never lets through).
+    pub fn board(&self) -> Option<Board> {
+        let mut b = self.start()?;
+        for &m in &self.moves {
+            if !b.is_legal(m) {
+                return None;
+            }
+            b.make_move(m);
+        }
+        Some(b)
+    }
+}
+
 /// A match request addressed to us.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Challenge {
@@ -274,7 +325,10 @@ pub enum ServerEvent {
     /// A shell prompt (`fics% `).
     Prompt,
     // ----- games ------------------------------------------------------------------
+    /// FICS and lasker: a board.
     Style12(Box<Style12>),
+    /// ICC: a game's moves and clocks.
+    Position(Box<GamePosition>),
     /// `Creating: botone (1500) bottwo (----) unrated blitz 2 12`.
     Creating {
         white: String,

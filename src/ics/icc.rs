@@ -1,21 +1,21 @@
-//! ICC's level-2 units -> the `ServerEvent`s the FICS parser produces, so the
-//! daemon, the game task and the bot behave the same on both servers.
+//! ICC's level-2 units -> `ServerEvent`s. Where ICC's messages mean what FICS's do
+//! (a challenge, a tell, a game's start or end, an offer) they are the same events;
+//! a game itself is ICC's own: ICC does not send boards, it says a game started
+//! (`DG_MY_GAME_STARTED`, `DG_STARTED_OBSERVING`), where it starts
+//! (`DG_POSITION_BEGIN` and the moves that follow), each move (`DG_SEND_MOVES`,
+//! algebraic and Smith notation, time and clock) and each clock in milliseconds
+//! (`DG_MSEC`). This module keeps every game it is told about, replays the moves
+//! with the move generator and gives the game as a `GamePosition` (start, moves,
+//! clocks in ms) after each move; it never builds a FICS board. A move that does
+//! not fit the board it keeps (or a unit that cannot be read) is an `Unknown` event
+//! naming the problem; nothing here panics.
 //!
-//! ICC does not send boards: it says a game started (`DG_MY_GAME_STARTED`,
-//! `DG_STARTED_OBSERVING`), where it starts (`DG_POSITION_BEGIN` and the moves
-//! that follow), each move (`DG_SEND_MOVES`, algebraic and Smith notation, time and
-//! clock) and each clock in milliseconds (`DG_MSEC`). This module keeps every game
-//! it is told about, replays the moves with the move generator and writes a
-//! `Style12` board after each move, with clocks in milliseconds. A move that does
-//! not fit the board it keeps (or a unit that cannot be read) is an
-//! `Unknown` event naming the problem; nothing here panics.
-//!
-//! Inside a level-1 unit (`^Y[ ... ^Y]`) the board after a move is held until the
-//! unit closes or another unit arrives, so a `DG_MSEC` that follows the move (the
-//! mover's clock after the increment) is in the board the game task sees.
+//! Inside a level-1 unit (`^Y[ ... ^Y]`) the position after a move is held until
+//! the unit closes or another unit arrives, so a `DG_MSEC` that follows the move (the
+//! mover's clock after the increment) is in the position the daemon sees.
 
 use super::datagram::{Datagram, DgError};
-use super::parse::{Challenge, GameEnd, GameMoves, ServerEvent, Style12};
+use super::event::{Challenge, GameEnd, GamePosition, Relation, ServerEvent};
 use crate::chess::{Board, Color, Move};
 use std::collections::{HashMap, HashSet};
 
@@ -109,76 +109,45 @@ struct View {
     start: Board,
     board: Board,
     moves: Vec<Move>,
-    sans: Vec<String>,
     times: Vec<Option<i64>>,
     clock: [i64; 2],
     running: [Option<bool>; 2],
     /// Moves still to come after `DG_POSITION_BEGIN`.
     to_follow: usize,
-    /// The board waits for the end of the level-1 unit (see the module text).
+    /// The position waits for the end of the level-1 unit (see the module text).
     held: bool,
-    /// A `DG_REFRESH` was answered with the board and nothing moved since: a
-    /// second one (`refresh` and `refresh N` sent together) gives the move list
-    /// only, so the game task does not see the same board twice.
+    /// A `DG_REFRESH` was answered with the position and nothing moved since: a
+    /// second one (`refresh` and `refresh N` sent together) gives nothing, so the
+    /// game task does not see the same position twice.
     refreshed: bool,
 }
 
 impl View {
-    fn style12(&self) -> Style12 {
+    /// The game as the daemon reads it: start, moves, clocks.
+    fn position(&self) -> GamePosition {
         let stm = self.board.side_to_move();
-        let relation = match self.rel {
-            Rel::Playing(c) if c == stm => 1,
-            Rel::Playing(_) => -1,
-            Rel::Observing => 0,
-            Rel::Examining => -2,
-        };
-        let (verbose, pretty) = match self.moves.last() {
-            Some(&m) => {
-                let mut prev = self.start.clone();
-                for &x in &self.moves[..self.moves.len() - 1] {
-                    prev.make_move(x);
-                }
-                (prev.verbose(m), prev.san(m))
-            }
-            None => ("none".into(), "none".into()),
-        };
-        let secs = self.times.last().copied().flatten().unwrap_or(0) / 1000;
-        Style12 {
+        GamePosition {
             game: self.number,
             white: self.white.clone(),
             black: self.black.clone(),
-            relation,
+            relation: match self.rel {
+                Rel::Playing(c) => Relation::Playing(c),
+                Rel::Observing => Relation::Observing,
+                Rel::Examining => Relation::Examining,
+            },
+            start_fen: self.start.to_fen(),
+            moves: self.moves.clone(),
+            times_ms: self.times.clone(),
+            clock_ms: self.clock,
+            running: self.running[stm.index()].unwrap_or(self.moves.len() >= 2)
+                && !matches!(self.rel, Rel::Examining),
             initial_minutes: self.minutes,
             increment_secs: self.inc,
-            white_clock: self.clock[0],
-            black_clock: self.clock[1],
-            verbose_move: verbose,
-            move_time: format!("({}:{:02})", secs / 60, secs % 60),
-            pretty_move: pretty,
-            flip: matches!(self.rel, Rel::Playing(Color::Black)),
-            ticking: Some(
-                self.running[stm.index()].unwrap_or(self.moves.len() >= 2)
-                    && !matches!(self.rel, Rel::Examining),
-            ),
-            ..Style12::from_board(&self.board)
         }
     }
 
-    fn move_list(&self) -> GameMoves {
-        GameMoves {
-            game: Some(self.number),
-            white: self.white.clone(),
-            black: self.black.clone(),
-            moves: self.sans.clone(),
-            times: self.times.clone(),
-            standard_start: self.start.to_fen() == Board::startpos().to_fen(),
-        }
-    }
-
-    /// The board and the move list: what a `refresh` or a completed position gives.
-    fn full(&self, out: &mut Vec<ServerEvent>) {
-        out.push(ServerEvent::Style12(Box::new(self.style12())));
-        out.push(ServerEvent::GameMoves(self.move_list()));
+    fn event(&self) -> ServerEvent {
+        ServerEvent::Position(Box::new(self.position()))
     }
 }
 
@@ -263,7 +232,7 @@ impl IccState {
         if let Some(v) = self.games.get_mut(&game) {
             if v.held {
                 v.held = false;
-                out.push(ServerEvent::Style12(Box::new(v.style12())));
+                out.push(v.event());
             }
         }
     }
@@ -340,12 +309,11 @@ impl IccState {
                 v.start = start.clone();
                 v.board = start;
                 v.moves.clear();
-                v.sans.clear();
                 v.times.clear();
                 v.to_follow = n.min(2000);
                 v.refreshed = false;
                 if v.to_follow == 0 {
-                    v.full(out);
+                    out.push(v.event());
                 }
             }
             dg::SEND_MOVES => {
@@ -366,7 +334,6 @@ impl IccState {
                 };
                 let mover = v.board.side_to_move();
                 v.refreshed = false;
-                v.sans.push(v.board.san(m));
                 v.board.make_move(m);
                 v.moves.push(m);
                 v.times
@@ -377,12 +344,12 @@ impl IccState {
                 if v.to_follow > 0 {
                     v.to_follow -= 1;
                     if v.to_follow == 0 {
-                        v.full(out);
+                        out.push(v.event());
                     }
                 } else if in_unit {
                     v.held = true;
                 } else {
-                    out.push(E::Style12(Box::new(v.style12())));
+                    out.push(v.event());
                 }
             }
             dg::MSEC => {
@@ -404,10 +371,8 @@ impl IccState {
             dg::REFRESH => {
                 let game: u32 = d.num(0)?;
                 if let Some(v) = self.games.get_mut(&game) {
-                    if v.to_follow == 0 && v.refreshed {
-                        out.push(E::GameMoves(v.move_list()));
-                    } else if v.to_follow == 0 {
-                        v.full(out);
+                    if v.to_follow == 0 && !v.refreshed {
+                        out.push(v.event());
                         v.refreshed = true;
                     }
                 }
@@ -556,20 +521,18 @@ impl IccState {
             _ => Rel::Examining,
         };
         let ms = minutes as i64 * 60_000;
-        let (start, board, moves, sans, times, clock) = match self.games.get(&game) {
+        let (start, board, moves, times, clock) = match self.games.get(&game) {
             // A changed game (or a repeated start) keeps its moves.
             Some(v) if v.white == white && v.black == black => (
                 v.start.clone(),
                 v.board.clone(),
                 v.moves.clone(),
-                v.sans.clone(),
                 v.times.clone(),
                 v.clock,
             ),
             _ => (
                 Board::startpos(),
                 Board::startpos(),
-                Vec::new(),
                 Vec::new(),
                 Vec::new(),
                 [ms, ms],
@@ -588,7 +551,6 @@ impl IccState {
                 start,
                 board,
                 moves,
-                sans,
                 times,
                 clock,
                 running: [None, None],
@@ -744,7 +706,7 @@ mod tests {
     }
 
     #[test]
-    fn a_game_start_then_moves_give_boards_in_milliseconds() {
+    fn a_game_start_then_moves_give_positions_in_milliseconds() {
         let mut st = IccState::new();
         let ev = started(&mut st);
         assert!(
@@ -759,10 +721,12 @@ mod tests {
             }
         ));
         let ev = feed(&mut st, dg::POSITION_BEGIN, &["7", "", "0"], false);
-        let ServerEvent::Style12(s) = &ev[0] else {
+        let ServerEvent::Position(s) = &ev[0] else {
             panic!("{ev:?}")
         };
-        assert!(s.is_initial() && s.relation == 1 && s.white_clock == 180_000);
+        assert!(s.moves.is_empty() && s.clock_ms[0] == 180_000);
+        assert_eq!(s.relation, Relation::Playing(Color::White));
+        assert_eq!(s.start_fen, Board::startpos().to_fen());
         // Inside a level-1 unit the board waits for the mover's DG_MSEC.
         let ev = feed(
             &mut st,
@@ -775,11 +739,13 @@ mod tests {
         assert!(ev.is_empty(), "{ev:?}");
         let mut ev = Vec::new();
         st.flush(&mut ev);
-        let ServerEvent::Style12(s) = &ev[0] else {
+        let ServerEvent::Position(s) = &ev[0] else {
             panic!("{ev:?}")
         };
-        assert_eq!(s.white_clock, 179_876);
-        assert_eq!((s.relation, s.pretty_move.as_str()), (-1, "e4"));
+        assert_eq!(s.clock_ms[0], 179_876);
+        assert_eq!(s.moves.len(), 1);
+        assert_eq!(s.board().unwrap().side_to_move(), Color::Black);
+        assert_eq!(s.times_ms, vec![Some(2000)]);
         // Outside a unit: at once, with the clock the move carries.
         let ev = feed(
             &mut st,
@@ -787,11 +753,16 @@ mod tests {
             &["7", "e5", "e7e5", "3", "177"],
             false,
         );
-        let ServerEvent::Style12(s) = &ev[0] else {
+        let ServerEvent::Position(s) = &ev[0] else {
             panic!("{ev:?}")
         };
-        assert_eq!((s.black_clock, s.relation, s.ply()), (177_000, 1, 2));
+        assert_eq!((s.clock_ms[1], s.moves.len()), (177_000, 2));
         assert!(s.board().is_some());
+        // A refresh gives the position once; the second of a pair, nothing.
+        let ev = feed(&mut st, dg::REFRESH, &["7"], false);
+        assert!(matches!(&ev[..], [ServerEvent::Position(p)] if p.moves.len() == 2));
+        let ev = feed(&mut st, dg::REFRESH, &["7"], false);
+        assert!(ev.is_empty(), "{ev:?}");
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub mod timeseal;
 
 pub use command::{move_text, ServerCommand};
 pub use connection::{Backoff, ConnectConfig, Connection, Incoming, LoginError, Secret, Writer};
-pub use event::{Challenge, ClockUnit, GameEnd, GameMoves, ServerEvent, Style12};
+pub use event::{
+    Challenge, ClockUnit, GameEnd, GameMoves, GamePosition, Relation, ServerEvent, Style12,
+};
 pub use parse::LineParser;
 pub use server::{ServerKind, ServerProfile};

@@ -23,9 +23,9 @@ pub const RATE_LIMIT_WAIT: Duration = Duration::from_secs(60);
 /// The longest line of a stream and the longest answer read.
 const MAX_BODY: usize = 1 << 20;
 
-/// A stream silent this long (Lichess sends an empty line every few seconds) is
-/// taken for a dead connection.
-pub const STREAM_IDLE: Duration = Duration::from_secs(60);
+/// A stream silent this long is taken for a dead connection: Lichess sends an
+/// empty keep-alive line about every 7 seconds, so this is nearly three missed.
+pub const STREAM_IDLE: Duration = Duration::from_secs(20);
 
 #[derive(Debug, Error)]
 pub enum HttpError {
@@ -348,6 +348,7 @@ impl Client {
             body,
             buf: Vec::new(),
             done: false,
+            idle: STREAM_IDLE,
         })
     }
 }
@@ -418,9 +419,17 @@ pub struct Ndjson {
     body: Incoming,
     buf: Vec<u8>,
     done: bool,
+    /// Silence longer than this ends the stream with an error.
+    idle: Duration,
 }
 
 impl Ndjson {
+    /// Silence longer than `idle` ends the stream with `HttpError::Timeout`
+    /// (`STREAM_IDLE` unless set).
+    pub fn set_idle(&mut self, idle: Duration) {
+        self.idle = idle;
+    }
+
     /// The next non-empty line; `None` when the stream ends.
     pub async fn next_line(&mut self) -> Option<Result<String, HttpError>> {
         loop {
@@ -453,14 +462,14 @@ impl Ndjson {
                     what: self.what.clone(),
                 }));
             }
-            let frame = match tokio::time::timeout(STREAM_IDLE, self.body.frame()).await {
+            let frame = match tokio::time::timeout(self.idle, self.body.frame()).await {
                 Ok(f) => f,
                 Err(_) => {
                     self.done = true;
                     self.buf.clear();
                     return Some(Err(HttpError::Timeout {
                         what: self.what.clone(),
-                        secs: STREAM_IDLE.as_secs(),
+                        secs: self.idle.as_secs(),
                     }));
                 }
             };

@@ -182,6 +182,13 @@ impl Lichess {
         Ok(self.client.post(&path, &[]).await?)
     }
 
+    /// Claims a draw by rule (threefold repetition, fifty moves) or, where the
+    /// opponent has left, the draw the server offers then.
+    pub async fn claim_draw(&self, game: &str) -> Result<(), LichessError> {
+        let path = format!("/api/bot/game/{}/claim-draw", id(game)?);
+        Ok(self.client.post(&path, &[]).await?)
+    }
+
     pub async fn accept(&self, challenge: &str) -> Result<(), LichessError> {
         let path = format!("/api/challenge/{}/accept", id(challenge)?);
         Ok(self.client.post(&path, &[]).await?)

@@ -83,7 +83,9 @@ mod tests {
         );
         s.results = std::sync::Arc::new(r);
         let v: Value = serde_json::from_str(&json(&s)).unwrap();
-        for k in ["link", "engine", "games", "observed", "counters", "results"] {
+        for k in [
+            "accounts", "engine", "games", "observed", "counters", "results",
+        ] {
             assert!(v.get(k).is_some(), "{k}");
         }
         assert_eq!(v["results"]["recent"][0]["pgn"], "/games/1.pgn");

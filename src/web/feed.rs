@@ -127,11 +127,12 @@ mod tests {
             assert!(e[id].is_string(), "{id}");
         }
         assert!(c.event(&r1).is_none(), "nothing new");
-        s.link.connected = true;
-        s.link.healthy = true;
+        let mut a = crate::bot::status::AccountStatus::new("ics", "x", 5000, "fics", "me");
+        a.logged_in("me");
+        s.accounts.push(a);
         let r2 = render(&s, &r1);
         let e: serde_json::Value = serde_json::from_str(&c.event(&r2).unwrap()).unwrap();
-        assert!(e["link"].as_str().unwrap().contains(">connected<"));
+        assert!(e["accounts"].as_str().unwrap().contains(">connected<"));
         assert!(e.get("results").is_none() && e.get("engine").is_none());
         assert!(Arc::ptr_eq(&r1.sections[3].1, &r2.sections[3].1));
         // A feed that joins late gets everything.

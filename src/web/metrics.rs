@@ -2,7 +2,7 @@
 //! with `prometheus-client` from the newest `Status` at each scrape (a collector, so
 //! nothing is counted twice and nothing here runs between scrapes).
 
-use crate::bot::status::Status;
+use crate::bot::status::{AccountState, AccountStatus, Status};
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
@@ -93,6 +93,28 @@ fn counter(
     c.encode(m)
 }
 
+/// One value per account, labelled `account`.
+fn per_account(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    unit: Option<&Unit>,
+    kind: MetricType,
+    s: &Status,
+    value: impl Fn(&AccountStatus) -> f64,
+) -> Result<(), std::fmt::Error> {
+    let mut m = enc.encode_descriptor(name, help, unit, kind)?;
+    for a in &s.accounts {
+        let labels = [("account", a.name.as_str())];
+        let fm = m.encode_family(&labels)?;
+        match kind {
+            MetricType::Counter => ConstCounter::new(value(a) as u64).encode(fm)?,
+            _ => ConstGauge::new(value(a)).encode(fm)?,
+        }
+    }
+    Ok(())
+}
+
 fn gauge(
     enc: &mut DescriptorEncoder,
     name: &str,
@@ -110,39 +132,92 @@ impl Collector for StatusCollector {
         let s = self.status.borrow().clone();
         let c = &s.counters;
         let up = |b: bool| if b { 1.0 } else { 0.0 };
-        gauge(
+        per_account(
             &mut enc,
             "connected",
-            "1 while logged in to the server",
+            "1 while the account is logged in (Lichess: streaming)",
             None,
-            up(s.link.connected),
+            MetricType::Gauge,
+            &s,
+            |a| up(a.connected),
         )?;
         gauge(
             &mut enc,
             "healthy",
-            "1 while the link answers and the engine is healthy (what /healthz checks)",
+            "1 while every account is logged in with a live link and the engine is healthy (what /healthz checks)",
             None,
-            up(s.link.connected && s.link.healthy && s.engine.healthy),
+            up(s.health().is_ok()),
         )?;
-        counter(
+        {
+            let mut m = enc.encode_descriptor(
+                "account_state",
+                "1 for the state each account is in (connecting, logged_in, backing_off, stopped)",
+                None,
+                MetricType::Gauge,
+            )?;
+            for a in &s.accounts {
+                for st in [
+                    AccountState::Connecting,
+                    AccountState::LoggedIn,
+                    AccountState::BackingOff,
+                    AccountState::Stopped,
+                ] {
+                    let name = st.name().replace(' ', "_");
+                    let labels = [("account", a.name.as_str()), ("state", name.as_str())];
+                    ConstGauge::new(up(a.state == st)).encode(m.encode_family(&labels)?)?;
+                }
+            }
+        }
+        let now = crate::bot::status::unix_ms();
+        per_account(
+            &mut enc,
+            "next_try",
+            "time to the account's next connection attempt (0: not waiting)",
+            Some(&Unit::Seconds),
+            MetricType::Gauge,
+            &s,
+            |a| {
+                a.next_try_unix_ms
+                    .map_or(0.0, |t| t.saturating_sub(now) as f64 / 1000.0)
+            },
+        )?;
+        per_account(
             &mut enc,
             "reconnects",
             "logins after a lost connection",
-            c.reconnects,
+            None,
+            MetricType::Counter,
+            &s,
+            |a| a.reconnects as f64,
+        )?;
+        per_account(
+            &mut enc,
+            "failed_connections",
+            "connection or login attempts that failed",
+            None,
+            MetricType::Counter,
+            &s,
+            |a| a.failed_attempts as f64,
         )?;
         {
             let m = enc.encode_descriptor(
                 "games",
-                "finished games by our result (win, loss, draw, aborted, adjourned, lost) and opponent class",
+                "finished games by account, our result (win, loss, draw, aborted, adjourned, lost) and opponent class",
                 None,
                 MetricType::Counter,
             )?;
             let mut m = m;
-            for (result, by_class) in &c.games {
-                for (class, &n) in by_class {
-                    let labels = [("result", result.as_str()), ("class", class.as_str())];
-                    let fm = m.encode_family(&labels)?;
-                    ConstCounter::new(n).encode(fm)?;
+            for (account, by_result) in &c.games {
+                for (result, by_class) in by_result {
+                    for (class, &n) in by_class {
+                        let labels = [
+                            ("account", account.as_str()),
+                            ("result", result.as_str()),
+                            ("class", class.as_str()),
+                        ];
+                        let fm = m.encode_family(&labels)?;
+                        ConstCounter::new(n).encode(fm)?;
+                    }
                 }
             }
         }
@@ -167,19 +242,23 @@ impl Collector for StatusCollector {
                 ConstCounter::new(n).encode(m.encode_family(&labels)?)?;
             }
         }
-        gauge(
+        per_account(
             &mut enc,
             "move_overhead",
             "the adaptive move overhead of the current or last game",
             Some(&Unit::Seconds),
-            s.link.overhead_ms.unwrap_or(0) as f64 / 1000.0,
+            MetricType::Gauge,
+            &s,
+            |a| a.overhead_ms.unwrap_or(0) as f64 / 1000.0,
         )?;
-        gauge(
+        per_account(
             &mut enc,
             "lag",
             "what the server charged for our last move beyond our own thinking time",
             Some(&Unit::Seconds),
-            s.link.lag_ms.unwrap_or(0) as f64 / 1000.0,
+            MetricType::Gauge,
+            &s,
+            |a| a.lag_ms.unwrap_or(0) as f64 / 1000.0,
         )?;
         {
             let h = ConstHistogram {
@@ -264,13 +343,13 @@ mod tests {
     fn counters_gauges_and_the_histogram_are_rendered() {
         let tx = StatusTx::new();
         tx.update(|s| {
-            s.link.connected = true;
-            s.counters.reconnects = 2;
-            s.counters
-                .games
-                .entry("win".into())
-                .or_default()
-                .insert("GM".into(), 3);
+            let mut a = AccountStatus::new("ics", "freechess.org", 5000, "fics", "botone");
+            a.logged_in("botone");
+            a.reconnects = 2;
+            s.accounts.push(a);
+            for _ in 0..3 {
+                s.counters.count_game("ics", "win", "GM");
+            }
             s.counters.time_left.observe(0.7);
             s.counters.time_left.observe(50.0);
             s.counters.tells_refused = 4;
@@ -278,10 +357,12 @@ mod tests {
         });
         let text = Metrics::new(tx.subscribe(), Arc::new(AtomicUsize::new(2))).render();
         for want in [
-            "kibitzer_connected 1",
+            "kibitzer_connected{account=\"ics\"} 1",
+            "kibitzer_account_state{account=\"ics\",state=\"logged_in\"} 1",
+            "kibitzer_account_state{account=\"ics\",state=\"backing_off\"} 0",
             "kibitzer_web_clients 2",
-            "kibitzer_reconnects_total 2",
-            "kibitzer_games_total{result=\"win\",class=\"GM\"} 3",
+            "kibitzer_reconnects_total{account=\"ics\"} 2",
+            "kibitzer_games_total{account=\"ics\",result=\"win\",class=\"GM\"} 3",
             "kibitzer_time_forfeits_total{side=\"us\"} 1",
             "kibitzer_tells_refused_total 4",
             "kibitzer_time_left_seconds_bucket{le=\"1.0\"} 1",

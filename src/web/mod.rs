@@ -402,18 +402,10 @@ fn snapshot(sh: &Shared) -> Status {
     sh.status.borrow().clone()
 }
 
-/// 200 when the link is up and healthy (the systemd watchdog's condition) and the
-/// engine answers; 503 otherwise, saying why.
+/// 200 when every account is logged in with a live link and the engine answers
+/// (`Status::health`); 503 otherwise, saying why.
 fn healthz(s: &Status) -> Response<Body> {
-    let problem = if !s.link.connected {
-        Some("not connected to the server")
-    } else if !s.link.healthy {
-        Some("the link does not answer (keepalive unanswered or writer closed)")
-    } else if !s.engine.healthy {
-        Some("the engine did not answer its last search")
-    } else {
-        None
-    };
+    let problem = s.health().err();
     match problem {
         None => text(StatusCode::OK, "ok\n"),
         Some(p) => text(StatusCode::SERVICE_UNAVAILABLE, format!("{p}\n")),
@@ -551,10 +543,25 @@ mod tests {
     fn health_needs_link_and_engine() {
         let mut s = Status::default();
         assert_eq!(healthz(&s).status(), StatusCode::SERVICE_UNAVAILABLE);
-        s.link.connected = true;
-        s.link.healthy = true;
-        assert_eq!(healthz(&s).status(), StatusCode::SERVICE_UNAVAILABLE);
+        let mut ics = crate::bot::status::AccountStatus::new("ics", "x", 5000, "fics", "a");
+        ics.logged_in("a");
+        s.accounts.push(ics);
+        let mut li = crate::bot::status::AccountStatus::new("lichess", "y", 443, "lichess", "b");
+        li.backing_off("HTTP 502", std::time::Duration::from_secs(30));
+        s.accounts.push(li);
         s.engine.healthy = true;
+        let r = healthz(&s);
+        assert_eq!(
+            r.status(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "every account counts"
+        );
+        s.accounts[1].logged_in("b");
         assert_eq!(healthz(&s).status(), StatusCode::OK);
+        s.accounts[0].healthy = false;
+        assert_eq!(healthz(&s).status(), StatusCode::SERVICE_UNAVAILABLE);
+        s.accounts[0].healthy = true;
+        s.engine.healthy = false;
+        assert_eq!(healthz(&s).status(), StatusCode::SERVICE_UNAVAILABLE);
     }
 }

@@ -7,14 +7,14 @@
 
 use super::api::RATING_POINTS;
 use crate::bot::history::{self, Results, Tally};
-use crate::bot::status::{unix_ms, LiveGame, ObservedGame, Search, Status};
+use crate::bot::status::{unix_ms, AccountState, LiveGame, ObservedGame, Search, Status};
 use crate::chess::{Board, Move, Square};
 use crate::svg::{board_svg, escape, graph_svg};
 use std::fmt::Write;
 
 /// The page's sections, in order: (element id, heading).
 pub const SECTIONS: [(&str, &str); 5] = [
-    ("link", "Connection"),
+    ("accounts", "Accounts"),
     ("games", "Games in progress"),
     ("observed", "Observed games"),
     ("results", "Results"),
@@ -83,7 +83,7 @@ fn rating(r: Option<i32>) -> String {
 /// One section by its id.
 pub fn section(id: &str, s: &Status) -> String {
     match id {
-        "link" => link(s),
+        "accounts" => accounts(s),
         "games" => games(s),
         "observed" => observed(s),
         "results" => results(&s.results),
@@ -91,64 +91,109 @@ pub fn section(id: &str, s: &Status) -> String {
     }
 }
 
-/// The connection section.
-pub fn link(s: &Status) -> String {
-    let l = &s.link;
-    let mut h = String::from("<table class=\"facts\">");
-    let mut row = |k: &str, v: String| {
-        let _ = write!(h, "<tr><th>{k}</th><td>{v}</td></tr>");
-    };
-    row(
-        "Server",
-        format!(
-            "{}:{} <small>({})</small>",
-            escape(&l.server),
-            l.port,
-            escape(&l.server_type)
-        ),
-    );
-    row("Handle", escape(&l.handle));
-    let state = match (l.connected, l.healthy) {
-        (true, true) => "<span class=\"ok\" id=\"link-state\">connected</span>",
-        (true, false) => "<span class=\"warn\" id=\"link-state\">connected, not answering</span>",
-        _ => "<span class=\"bad\" id=\"link-state\">disconnected</span>",
-    };
-    row(
-        "State",
-        format!(
-            "{state}{}",
-            if l.draining {
-                " <span class=\"warn\">shutting down</span>"
-            } else {
-                ""
-            }
-        ),
-    );
-    match (l.logged_in_since_unix_ms, l.disconnected_since_unix_ms) {
-        (Some(t), _) => row("Logged in since", when(t)),
-        (None, Some(t)) => row("Disconnected since", when(t)),
-        _ => row("Logged in since", "not yet".into()),
+/// The accounts section: each account's server, state (with why it is down and
+/// when it tries again), lag and overhead.
+pub fn accounts(s: &Status) -> String {
+    let mut h = String::new();
+    if s.accounts.is_empty() {
+        h.push_str("<p>no account started yet</p>");
     }
-    row(
-        "Last reconnect",
-        match &l.last_reconnect {
-            Some(r) => format!("{} after: {}", when(r.at_unix_ms), escape(&r.why)),
-            None => "none".into(),
-        },
+    for a in &s.accounts {
+        let _ = write!(
+            h,
+            "<h3 class=\"account\" data-account=\"{name}\">{name}</h3><table class=\"facts\">",
+            name = escape(&a.name)
+        );
+        let mut row = |k: &str, v: String| {
+            let _ = write!(h, "<tr><th>{k}</th><td>{v}</td></tr>");
+        };
+        let port = if a.port == 0 {
+            String::new()
+        } else {
+            format!(":{}", a.port)
+        };
+        row(
+            "Server",
+            format!(
+                "{}{port} <small>({})</small>",
+                escape(&a.server),
+                escape(&a.server_type)
+            ),
+        );
+        row("Handle", escape(&a.handle));
+        let id = format!("state-{}", escape(&a.name));
+        let state = match (a.state, a.healthy) {
+            (AccountState::LoggedIn, true) => {
+                format!("<span class=\"ok\" id=\"{id}\">connected</span>")
+            }
+            (AccountState::LoggedIn, false) => {
+                format!("<span class=\"warn\" id=\"{id}\">connected, not answering</span>")
+            }
+            (AccountState::Connecting, _) => {
+                format!("<span class=\"warn\" id=\"{id}\">connecting</span>")
+            }
+            (AccountState::BackingOff, _) => {
+                format!("<span class=\"bad\" id=\"{id}\">disconnected</span>")
+            }
+            (AccountState::Stopped, _) => {
+                format!("<span class=\"bad\" id=\"{id}\">stopped</span>")
+            }
+        };
+        row(
+            "State",
+            format!(
+                "{state}{}",
+                if a.draining {
+                    " <span class=\"warn\">shutting down</span>"
+                } else {
+                    ""
+                }
+            ),
+        );
+        if !a.connected {
+            if let Some(why) = &a.reason {
+                row("Why", format!("<span class=\"why\">{}</span>", escape(why)));
+            }
+            if let Some(t) = a.next_try_unix_ms {
+                row(
+                    "Next try",
+                    format!(
+                        "{} <span class=\"until\" data-ms=\"{t}\"></span>",
+                        escape(&utc(t))
+                    ),
+                );
+            }
+        }
+        match (a.logged_in_since_unix_ms, a.disconnected_since_unix_ms) {
+            (Some(t), _) => row("Logged in since", when(t)),
+            (None, Some(t)) => row("Disconnected since", when(t)),
+            _ => row("Logged in since", "not yet".into()),
+        }
+        row(
+            "Last reconnect",
+            match &a.last_reconnect {
+                Some(r) => format!("{} after: {}", when(r.at_unix_ms), escape(&r.why)),
+                None => "none".into(),
+            },
+        );
+        row(
+            "Lag",
+            a.lag_ms
+                .map_or("not measured yet".into(), |ms| format!("{ms} ms")),
+        );
+        row(
+            "Move overhead",
+            a.overhead_ms.map_or("not measured yet".into(), |ms| {
+                format!("{ms} ms (adaptive)")
+            }),
+        );
+        h.push_str("</table>");
+    }
+    let _ = write!(
+        h,
+        "<table class=\"facts\"><tr><th>Running since</th><td>{}</td></tr></table>",
+        when(s.started_unix_ms)
     );
-    row(
-        "Lag",
-        l.lag_ms
-            .map_or("not measured yet".into(), |ms| format!("{ms} ms")),
-    );
-    row(
-        "Move overhead",
-        l.overhead_ms.map_or("not measured yet".into(), |ms| {
-            format!("{ms} ms (adaptive)")
-        }),
-    );
-    row("Running since", when(s.started_unix_ms));
-    h.push_str("</table>");
     h
 }
 
@@ -471,7 +516,8 @@ function fmt(ms){var s=Math.floor(Math.max(ms,0)/1000),h=Math.floor(s/3600),m=Ma
 function ago(ms){var s=Math.max(0,Math.round((Date.now()+skew-ms)/1000));if(s<60)return '('+s+' s ago)';if(s<3600)return '('+Math.floor(s/60)+' min ago)';if(s<86400)return '('+Math.floor(s/3600)+' h ago)';return '('+Math.floor(s/86400)+' d ago)';}
 function tick(){var now=Date.now()+skew;
 document.querySelectorAll('.clock').forEach(function(c){var ms=+c.getAttribute('data-ms');if(c.getAttribute('data-running')==='1')ms-=now-(+c.getAttribute('data-at'));c.textContent=fmt(ms);});
-document.querySelectorAll('.ago').forEach(function(a){a.textContent=ago(+a.getAttribute('data-ms'));});}
+document.querySelectorAll('.ago').forEach(function(a){a.textContent=ago(+a.getAttribute('data-ms'));});
+document.querySelectorAll('.until').forEach(function(a){var s=Math.max(0,Math.round((+a.getAttribute('data-ms')-Date.now()-skew)/1000));a.textContent='(in '+s+' s)';});}
 function links(){if(!q)return;document.querySelectorAll('a.pgn').forEach(function(a){var h=a.getAttribute('href');if(h.indexOf('token=')<0)a.setAttribute('href',h+q);});}
 function show(d){ids.forEach(function(k){if(typeof d[k]==='string'){document.getElementById(k).innerHTML=d[k];}});links();
 if(d.sent_ms)skew=d.sent_ms-Date.now();tick();document.body.setAttribute('data-seq',d.seq);
@@ -492,8 +538,8 @@ pub fn page(s: &Status, token_query: &str) -> String {
     let _ = write!(
         h,
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>kibitzer: {handle} on {server}</title><style>{STYLE}</style></head><body data-token=\"{token}\" data-now=\"{now}\"><header><h1>kibitzer {version}</h1><span>{handle} on {server}</span><span id=\"live\">static</span></header><main>",
-        handle = escape(&s.link.handle),
-        server = escape(&s.link.server),
+        handle = escape(&s.accounts.iter().map(|a| a.handle.as_str()).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(", ")),
+        server = escape(&s.accounts.iter().map(|a| a.server.as_str()).collect::<Vec<_>>().join(", ")),
         token = escape(token_query),
         version = escape(&s.version),
         now = unix_ms(),

@@ -102,6 +102,9 @@ pub struct FakeConfig {
     pub refuse_draw_claims: bool,
     /// Speak ICC (level-1 and level-2 units) instead of the FICS-lineage text.
     pub icc: bool,
+    /// The opponent challenges again this long after each result (an automatic
+    /// rematch), whether or not the bot seeks.
+    pub rematch_after: Option<Duration>,
     /// Games are rated (their lines say so). A shutdown adjourns only rated games, as
     /// lasker's does: an unrated game in progress vanishes without a game line and
     /// cannot be resumed (transcript `g_shutdown`, rated `g2_shutdown_countdown_rated`).
@@ -149,6 +152,7 @@ impl Default for FakeConfig {
             refuse_draw_claims: false,
             icc: false,
             rated: false,
+            rematch_after: None,
         }
     }
 }
@@ -247,6 +251,8 @@ struct World {
     rng: u64,
     /// The bot's `set width` (the server wraps long lines there).
     width: usize,
+    /// When the opponent challenges again after a result (`rematch_after`).
+    rematch_at: Option<Instant>,
 }
 
 /// A running fake server.
@@ -482,6 +488,7 @@ impl World {
                 .results
                 .push((result.to_string(), text.to_string(), g.ply()));
             self.challenge_pending = false;
+            self.rematch_at = self.cfg.rematch_after.map(|d| Instant::now() + d);
         }
     }
 
@@ -612,6 +619,7 @@ impl FakeServer {
             down_until: None,
             rng: 0x1234_5678_9abc_def1,
             width: 79,
+            rematch_at: None,
         }));
         let w2 = Arc::clone(&world);
         tokio::spawn(async move {
@@ -629,6 +637,20 @@ impl FakeServer {
                     continue;
                 }
                 tokio::spawn(connection(sock, Arc::clone(&w2), Arc::clone(&engine)));
+            }
+        });
+        // The opponent's automatic rematch, right after a result.
+        let w4 = Arc::clone(&world);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                let mut w = w4.lock().unwrap();
+                if w.rematch_at.is_some_and(|t| Instant::now() >= t) {
+                    w.rematch_at = None;
+                    if let Some(bot) = w.bot.as_ref().map(|b| b.0.clone()) {
+                        challenge(&mut w, &bot);
+                    }
+                }
             }
         });
         // The clock referee: the opponent claims the bot's flag; autoflag for the opponent.

@@ -2,7 +2,7 @@
 //! panic on anything else.
 
 use crate::common::data;
-use kibitzer::bot::play::find_move;
+use kibitzer::bot::ics::adapter::find_move;
 use kibitzer::chess::{Board, Color};
 use kibitzer::ics::codec::{decode_all, IcsItem};
 use kibitzer::ics::{LineParser, ServerEvent, Style12};

@@ -20,7 +20,12 @@ async fn event_stream_opened(fake: &FakeLichess) -> bool {
     .await
 }
 
-fn settings(url: &str, dir: &Path, token: &str, extra: &[&str]) -> kibitzer::settings::Settings {
+pub(crate) fn settings(
+    url: &str,
+    dir: &Path,
+    token: &str,
+    extra: &[&str],
+) -> kibitzer::settings::Settings {
     let mut cli: Vec<String> = vec![
         "ics.enabled=off".into(),
         "lichess.enabled=on".into(),
@@ -106,7 +111,7 @@ impl Bot {
     }
 }
 
-async fn events_until(
+pub(crate) async fn events_until(
     rx: &mut tokio::sync::broadcast::Receiver<BotEvent>,
     limit: Duration,
     mut f: impl FnMut(&BotEvent) -> bool,
@@ -143,7 +148,7 @@ async fn lichess_full_games_to_a_result() {
             "we did not lose on time: {r:?}"
         );
         bot.fake.with(|s, games| {
-            let g = games.iter().find(|g| g.id == format!("g{id}")).expect("the game");
+            let g = games.iter().find(|g| g.id == id).expect("the game");
             assert_eq!(s.illegal, 0, "no illegal or out-of-turn move");
             assert_ne!(g.status, "started");
             assert_eq!(g.moves.len(), r.plies, "our move list is the server's");
@@ -605,7 +610,7 @@ async fn lichess_first_move_rule_and_berserk() {
             .challenge(ChallengeSpec::standard(id, 60, 2, color));
         let r = bot.game_ended(Duration::from_secs(240)).await;
         bot.fake.with(|s, games| {
-            let g = games.iter().find(|g| g.id == format!("g{id}")).unwrap();
+            let g = games.iter().find(|g| g.id == id).unwrap();
             assert_eq!(g.no_start, None, "{id}: the first move came in time");
             assert_eq!(s.illegal, 0);
             assert_eq!(g.initial, 60_000);
@@ -732,10 +737,10 @@ async fn lichess_chat_commands_greeting_and_offers() {
             .iter()
             .find(|g| g.site == "lichess")
             .expect("the Lichess game on the status page");
-        assert_eq!(g.name, "lichess/gt1");
+        assert_eq!(g.name, "lichess/t1");
         assert_eq!(
             g.url.as_deref(),
-            Some(format!("{}/gt1", fake.url()).as_str())
+            Some(format!("{}/t1", fake.url()).as_str())
         );
         assert_eq!(
             (g.our_color.as_str(), g.opponent.as_str()),
@@ -743,17 +748,17 @@ async fn lichess_chat_commands_greeting_and_offers() {
         );
         assert!(g.ply >= 2, "the board follows the game: {}", g.ply);
     }
-    fake.chat_line("gt1", "player", "Opponent", "!help");
+    fake.chat_line("t1", "player", "Opponent", "!help");
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    fake.chat_line("gt1", "spectator", "Watcher", "!EVAL");
+    fake.chat_line("t1", "spectator", "Watcher", "!EVAL");
     tokio::time::sleep(Duration::from_millis(2500)).await;
-    fake.chat_line("gt1", "player", "Opponent", "!eval");
+    fake.chat_line("t1", "player", "Opponent", "!eval");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     // A flood within the rate limit's gap: one answer at most.
     for _ in 0..5 {
-        fake.chat_line("gt1", "spectator", "Watcher", "!name\u{7}\u{202e}");
+        fake.chat_line("t1", "spectator", "Watcher", "!name\u{7}\u{202e}");
     }
-    fake.chat_line("gt1", "player", "Opponent", "hello there");
+    fake.chat_line("t1", "player", "Opponent", "hello there");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let game = |s: &crate::lichess_fake_server::Stats, g: &[crate::lichess_fake_server::Game]| {
         format!(
@@ -764,7 +769,7 @@ async fn lichess_chat_commands_greeting_and_offers() {
             s.chats
         )
     };
-    fake.offer("gt1", "takeback");
+    fake.offer("t1", "takeback");
     assert!(
         fake.wait_for(Duration::from_secs(10), |_, g| g[0]
             .answers
@@ -774,7 +779,7 @@ async fn lichess_chat_commands_greeting_and_offers() {
         "the takeback is declined: {}",
         fake.with(game)
     );
-    fake.offer("gt1", "draw");
+    fake.offer("t1", "draw");
     // The draw answer waits for the engine's view of the position: generous on a
     // loaded machine, where 10 s once ran out (returns as soon as it is answered).
     assert!(
@@ -786,7 +791,7 @@ async fn lichess_chat_commands_greeting_and_offers() {
         "the draw offer is answered: {}",
         fake.with(game)
     );
-    fake.opponent_resigns("gt1");
+    fake.opponent_resigns("t1");
     let r = bot.game_ended(Duration::from_secs(120)).await;
     assert_ne!(r.result, "*", "{r:?}");
     assert!(

@@ -13,8 +13,12 @@
 //! `claim-victory`), chat lines, draw and takeback offers and their answers,
 //! `/api/account/playing`, `/api/bot/online` and our own challenges (accepted,
 //! declined or left unanswered by name).
-//! Simplifications: threefold repetition and the 50-move rule end the game at once
-//! (Lichess waits for a claim or the fivefold/75-move rule).
+//! Rude on request, as the internet is: a game stream cut by a TCP reset in the
+//! middle of a line, or gone silent (no state, no keep-alive) while the connection
+//! stays open (`stream_cuts`).
+//! Draws by rule as on Lichess: threefold repetition and the fifty-move rule end
+//! the game only when claimed (`claim-draw`; `draw/yes` is an offer, which the
+//! opponent declines), the fivefold repetition and the 75-move rule at once.
 
 use bytes::Bytes;
 use http_body_util::{combinators::UnsyncBoxBody, BodyExt, Full, StreamBody};
@@ -22,7 +26,7 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use kibitzer::chess::{Board, Color, Move};
-use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -30,7 +34,25 @@ use tokio::time::Instant;
 
 pub const TOKEN: &str = "lip_good_token";
 
-type Body = UnsyncBoxBody<Bytes, Infallible>;
+type Body = UnsyncBoxBody<Bytes, std::io::Error>;
+
+/// How a game stream is cut.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// Half a line, then a TCP reset.
+    Reset,
+    /// Nothing at all (no state, no keep-alive) for this long, the connection open.
+    Silence(Duration),
+}
+
+/// A cut of the game stream of the `game`th game (0 first), after `after_states`
+/// states of it were sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamCut {
+    pub game: usize,
+    pub after_states: usize,
+    pub kind: Cut,
+}
 
 #[derive(Clone, Debug)]
 pub struct FakeConfig {
@@ -63,6 +85,13 @@ pub struct FakeConfig {
     /// Bots that accept our challenges (others in `decline` decline, the rest never answer).
     pub accept: Vec<String>,
     pub decline: Vec<String>,
+    /// Game streams cut on purpose.
+    pub stream_cuts: Vec<StreamCut>,
+    /// Each accept of a challenge is answered this late (as while the client waits
+    /// out a 429): challenges read meanwhile meet an accept in flight.
+    pub accept_delay: Duration,
+    /// Moves (UCI) already played when a game starts.
+    pub start_moves: Vec<&'static str>,
 }
 
 impl Default for FakeConfig {
@@ -82,6 +111,9 @@ impl Default for FakeConfig {
             online_bots: Vec::new(),
             accept: Vec::new(),
             decline: Vec::new(),
+            stream_cuts: Vec::new(),
+            accept_delay: Duration::ZERO,
+            start_moves: Vec::new(),
         }
     }
 }
@@ -115,6 +147,13 @@ impl ChallengeSpec {
 
 pub struct Game {
     pub id: String,
+    /// Cuts still to come for this game's stream.
+    pub cuts: Vec<StreamCut>,
+    /// When each cut happened, and when each stream was opened.
+    pub cut_at: Vec<Instant>,
+    pub opened_at: Vec<Instant>,
+    /// A draw claimed by rule (`claim-draw`) ended the game.
+    pub claimed_draw: bool,
     pub bot_color: Color,
     pub board: Board,
     pub moves: Vec<Move>,
@@ -291,6 +330,24 @@ impl Game {
             // The connection drops: every stream of this game ends.
             self.subscribers.clear();
         }
+        let due: Vec<StreamCut> = self
+            .cuts
+            .iter()
+            .copied()
+            .filter(|c| c.after_states == self.states_sent)
+            .collect();
+        self.cuts.retain(|c| c.after_states != self.states_sent);
+        for c in due {
+            let marker = match c.kind {
+                Cut::Reset => RESET.to_string(),
+                Cut::Silence(d) => format!("{SILENCE}{}", d.as_millis()),
+            };
+            self.cut_at.push(Instant::now());
+            // The streams open now are the ones cut; later ones are whole.
+            for s in self.subscribers.drain(..) {
+                let _ = s.send(marker.clone());
+            }
+        }
     }
 
     /// Plays `m` for the side to move (checked by the caller), runs the clock.
@@ -311,9 +368,10 @@ impl Game {
         } else if self.board.is_stalemate() {
             self.status = "stalemate".into();
         } else if self.board.is_insufficient_material()
-            || self.board.is_threefold_repetition()
-            || self.board.is_fifty_move_draw()
+            || self.board.repetition_count() >= 4
+            || self.board.halfmove_clock() >= 150
         {
+            // Lichess ends these at once; threefold and fifty moves wait for a claim.
             self.status = "draw".into();
         }
     }
@@ -347,9 +405,12 @@ impl FakeLichess {
                 };
                 let f = f.clone();
                 tokio::spawn(async move {
+                    let sock = Rude::new(sock);
+                    let reset = sock.reset.clone();
                     let svc = hyper::service::service_fn(move |req| {
                         let f = f.clone();
-                        async move { Ok::<_, Infallible>(f.answer(req).await) }
+                        let reset = reset.clone();
+                        async move { Ok::<_, std::convert::Infallible>(f.answer(req, reset).await) }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(sock), svc)
@@ -420,7 +481,7 @@ impl FakeLichess {
         self.with(f)
     }
 
-    async fn answer(&self, req: Request<Incoming>) -> Response<Body> {
+    async fn answer(&self, req: Request<Incoming>, reset: Arc<AtomicBool>) -> Response<Body> {
         let method = req.method().to_string();
         let path = req.uri().path().to_string();
         let query = req.uri().query().unwrap_or("").to_string();
@@ -436,13 +497,19 @@ impl FakeLichess {
             .await
             .map(|b| String::from_utf8_lossy(&b.to_bytes()).to_string())
             .unwrap_or_default();
+        if method == "POST" && path.starts_with("/api/challenge/") && path.ends_with("/accept") {
+            let d = self.inner.lock().unwrap().cfg.accept_delay;
+            if !d.is_zero() {
+                tokio::time::sleep(d).await;
+            }
+        }
         if method == "POST" && path.contains("/move/") {
             let lag = self.inner.lock().unwrap().cfg.move_lag;
             if !lag.is_zero() {
                 tokio::time::sleep(lag).await;
             }
         }
-        let (status, resp) = self.route(&method, &path, &query, &auth, &body);
+        let (status, resp) = self.route(&method, &path, &query, &auth, &body, reset);
         self.inner.lock().unwrap().stats.requests.push((
             method,
             path,
@@ -460,6 +527,7 @@ impl FakeLichess {
         _query: &str,
         auth: &str,
         body: &str,
+        reset: Arc<AtomicBool>,
     ) -> (u16, Response<Body>) {
         let mut g = self.inner.lock().unwrap();
         let now = Instant::now();
@@ -517,7 +585,8 @@ impl FakeLichess {
                     return (404, json(StatusCode::NOT_FOUND, r#"{"error":"Not found"}"#));
                 };
                 g.stats.accepted.push(c.id.clone());
-                let gid = format!("g{}", c.id);
+                // Lichess: the game of an accepted challenge has the challenge's id.
+                let gid = c.id.clone();
                 drop(g);
                 self.new_game(&gid, c.bot_color, c.limit_s, c.increment_s);
                 ok()
@@ -626,8 +695,9 @@ impl FakeLichess {
                 let _ = tx.send(format!("{}\n\n", game.full_json("KibBot")));
                 game.last_state_at = Instant::now();
                 game.streams_opened += 1;
+                game.opened_at.push(Instant::now());
                 game.subscribers.push(tx);
-                (200, stream(rx))
+                (200, rude_stream(rx, reset))
             }
             ("POST", ["api", "bot", "game", id, "move", uci]) => {
                 let Some(game) = g.games.iter_mut().find(|x| x.id == *id) else {
@@ -669,6 +739,16 @@ impl FakeLichess {
                     "abort" if game.status == "started" && game.moves.len() < 2 => {
                         game.end("aborted", None);
                         game.broadcast();
+                    }
+                    "claim-draw" if game.status == "started" => {
+                        if game.board.is_threefold_repetition() || game.board.is_fifty_move_draw() {
+                            game.claimed_draw = true;
+                            game.answers.push("claim-draw".into());
+                            game.end("draw", None);
+                            game.broadcast();
+                        } else {
+                            return bad("No draw to claim");
+                        }
                     }
                     "draw" | "takeback" => {
                         let yes = path.ends_with("/yes");
@@ -735,11 +815,30 @@ impl FakeLichess {
             inc_of[b] = 0;
             berserked[b] = true;
         }
+        let index = g.games.len();
+        let cuts: Vec<StreamCut> = g
+            .cfg
+            .stream_cuts
+            .iter()
+            .copied()
+            .filter(|c| c.game == index)
+            .collect();
+        let mut board = Board::startpos();
+        let mut moves = Vec::new();
+        for u in &g.cfg.start_moves {
+            let m = board.parse_uci(u).expect("a legal start move");
+            board.make_move(m);
+            moves.push(m);
+        }
         g.games.push(Game {
             id: gid.to_string(),
+            cuts,
+            cut_at: Vec::new(),
+            opened_at: Vec::new(),
+            claimed_draw: false,
             bot_color,
-            board: Board::startpos(),
-            moves: Vec::new(),
+            board,
+            moves,
             clock,
             inc,
             initial,
@@ -884,7 +983,11 @@ fn challenge_json(c: &ChallengeSpec) -> String {
 }
 
 fn json(status: StatusCode, text: &str) -> Response<Body> {
-    let mut r = Response::new(Full::new(Bytes::from(text.to_string())).boxed_unsync());
+    let mut r = Response::new(
+        Full::new(Bytes::from(text.to_string()))
+            .map_err(|never| match never {})
+            .boxed_unsync(),
+    );
     *r.status_mut() = status;
     r.headers_mut().insert(
         hyper::header::CONTENT_TYPE,
@@ -893,14 +996,45 @@ fn json(status: StatusCode, text: &str) -> Response<Body> {
     r
 }
 
+/// The marker that cuts a stream by a reset, and the one that silences it (with
+/// the milliseconds after it).
+const RESET: &str = "\u{0}reset";
+const SILENCE: &str = "\u{0}silence:";
+
 /// An ndjson stream fed by `rx`, with a keep-alive newline every few seconds.
 fn stream(rx: mpsc::UnboundedReceiver<String>) -> Response<Body> {
-    let s = futures_util::stream::unfold(rx, |mut rx| async move {
+    rude_stream(rx, Arc::new(AtomicBool::new(false)))
+}
+
+/// `stream`, which a marker from `rx` can cut: `RESET` sends half a line and resets
+/// the connection (`reset` makes its socket close with a RST), `SILENCE` stops every
+/// byte, keep-alives too, for a while.
+fn rude_stream(rx: mpsc::UnboundedReceiver<String>, reset: Arc<AtomicBool>) -> Response<Body> {
+    // State: 0 streaming, 1 half a line sent (an error follows), 2 over.
+    let s = futures_util::stream::unfold((rx, reset, 0u8), |(mut rx, reset, state)| async move {
+        match state {
+            1 => {
+                let e = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "cut");
+                return Some((Err(e), (rx, reset, 2)));
+            }
+            2 => return None,
+            _ => {}
+        }
         let line = tokio::select! {
             l = rx.recv() => l?,
             _ = tokio::time::sleep(Duration::from_secs(3)) => "\n".to_string(),
         };
-        Some((Ok::<_, Infallible>(Frame::data(Bytes::from(line))), rx))
+        if line == RESET {
+            reset.store(true, Ordering::SeqCst);
+            let half = Frame::data(Bytes::from_static(b"{\"type\":\"gameSt"));
+            return Some((Ok(half), (rx, reset, 1)));
+        }
+        if let Some(ms) = line.strip_prefix(SILENCE) {
+            let ms: u64 = ms.parse().unwrap_or(0);
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            return Some((Ok(Frame::data(Bytes::from_static(b"\n"))), (rx, reset, 0)));
+        }
+        Some((Ok(Frame::data(Bytes::from(line))), (rx, reset, 0)))
     });
     let mut r = Response::new(StreamBody::new(s).boxed_unsync());
     r.headers_mut().insert(
@@ -908,4 +1042,74 @@ fn stream(rx: mpsc::UnboundedReceiver<String>) -> Response<Body> {
         hyper::header::HeaderValue::from_static("application/x-ndjson"),
     );
     r
+}
+
+/// A server socket that can end with a TCP reset: when `reset` is set, closing it
+/// sends RST (SO_LINGER 0) instead of an orderly FIN, as a dead NAT entry or a
+/// crashed proxy does.
+struct Rude {
+    sock: Option<tokio::net::TcpStream>,
+    reset: Arc<AtomicBool>,
+}
+
+impl Rude {
+    fn new(sock: tokio::net::TcpStream) -> Rude {
+        Rude {
+            sock: Some(sock),
+            reset: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn io(&mut self) -> std::pin::Pin<&mut tokio::net::TcpStream> {
+        std::pin::Pin::new(self.sock.as_mut().expect("open"))
+    }
+}
+
+impl Drop for Rude {
+    fn drop(&mut self) {
+        if self.reset.load(Ordering::SeqCst) {
+            if let Some(s) = self.sock.take() {
+                #[allow(deprecated)]
+                let _ = s.set_linger(Some(Duration::ZERO));
+            }
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Rude {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.io().poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Rude {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        self.io().poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        self.io().poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if self.reset.load(Ordering::SeqCst) {
+            // No FIN before the reset.
+            return std::task::Poll::Ready(Ok(()));
+        }
+        self.io().poll_shutdown(cx)
+    }
 }

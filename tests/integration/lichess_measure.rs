@@ -82,7 +82,7 @@ async fn lichess_measure() {
                 _ => losses += 1,
             }
             bot.fake.with(|_, games| {
-                let g = games.iter().find(|g| g.id == format!("g{id}")).unwrap();
+                let g = games.iter().find(|g| g.id == id).unwrap();
                 if g.status == "outoftime" && g.winner != Some(color) {
                     forfeits += 1;
                 }

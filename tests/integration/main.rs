@@ -25,6 +25,7 @@ mod protocol_fuzz;
 mod protocol_uci;
 mod protocol_xboard;
 
+mod accounts;
 mod book;
 mod bot_daemon;
 mod bot_policy;

@@ -232,8 +232,10 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
     let pv = g["search"]["pv"].as_str().unwrap();
     assert!(pv.contains(". "), "move numbers in the PV: {pv}");
     assert!(g["search"]["depth"].as_i64().unwrap() >= 1);
-    assert_eq!(v["link"]["connected"], true);
-    assert_eq!(v["link"]["handle"], "botone");
+    assert_eq!(v["accounts"][0]["name"], "ics");
+    assert_eq!(v["accounts"][0]["connected"], true);
+    assert_eq!(v["accounts"][0]["state"], "logged_in");
+    assert_eq!(v["accounts"][0]["handle"], "botone");
     assert_eq!(get(a, "/healthz").await.code, 200);
 
     // Before the end: moves counted, no game finished.
@@ -246,7 +248,10 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
         "no finished game yet:\n{}",
         m.body
     );
-    assert_eq!(metric(&m.body, "kibitzer_connected"), Some(1.0));
+    assert_eq!(
+        metric(&m.body, "kibitzer_connected{account=\"ics\"}"),
+        Some(1.0)
+    );
 
     let stats = r.srv.wait_results(1, Duration::from_secs(60)).await;
     let (result, _, _) = stats.results[0].clone();
@@ -278,7 +283,8 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
     // After the end: the game counted by our result and the class.
     let m = get(a, "/metrics").await.body;
     let outcome = our_outcome(&result, &p.body);
-    let series = format!("kibitzer_games_total{{result=\"{outcome}\",class=\"normal\"}}");
+    let series =
+        format!("kibitzer_games_total{{account=\"ics\",result=\"{outcome}\",class=\"normal\"}}");
     assert_eq!(metric(&m, &series), Some(1.0), "{series} in\n{m}");
     let sent = metric(&m, "kibitzer_moves_sent_total").unwrap();
     assert_eq!(metric(&m, "kibitzer_time_left_seconds_count"), Some(sent));
@@ -376,27 +382,38 @@ async fn healthz_is_503_while_the_link_is_down() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     assert_eq!(down.code, 503);
-    assert!(down.body.contains("not connected"), "{}", down.body);
+    assert!(down.body.contains("ics account"), "{}", down.body);
     let m = get(a, "/metrics").await.body;
-    assert_eq!(metric(&m, "kibitzer_connected"), Some(0.0));
+    assert_eq!(metric(&m, "kibitzer_connected{account=\"ics\"}"), Some(0.0));
     assert_eq!(metric(&m, "kibitzer_healthy"), Some(0.0));
     let v = status_json(a).await;
-    assert_eq!(v["link"]["connected"], false);
+    assert_eq!(v["accounts"][0]["connected"], false);
+    assert!(
+        v["accounts"][0]["reason"]
+            .as_str()
+            .is_some_and(|w| !w.is_empty()),
+        "why it is down: {v:#}"
+    );
     assert!(v["games"].as_array().unwrap().is_empty());
     // Back after the reconnect delay, saying why it reconnected.
     let v = r
-        .wait_status(20, "the reconnect", |v| v["link"]["connected"] == true)
+        .wait_status(20, "the reconnect", |v| {
+            v["accounts"][0]["connected"] == true
+        })
         .await;
     assert_eq!(get(a, "/healthz").await.code, 200);
     assert!(
-        v["link"]["last_reconnect"]["why"]
+        v["accounts"][0]["last_reconnect"]["why"]
             .as_str()
             .is_some_and(|w| !w.is_empty()),
         "{v:#}"
     );
-    assert_eq!(v["counters"]["reconnects"], 1);
+    assert_eq!(v["accounts"][0]["reconnects"], 1);
     let m = get(a, "/metrics").await.body;
-    assert_eq!(metric(&m, "kibitzer_reconnects_total"), Some(1.0));
+    assert_eq!(
+        metric(&m, "kibitzer_reconnects_total{account=\"ics\"}"),
+        Some(1.0)
+    );
     r.stop().await;
 }
 
@@ -575,14 +592,15 @@ async fn bad_requests_get_4xx_and_limits_hold() {
         "{head}"
     );
     let first: Value = serde_json::from_str(&ws_text(&mut ws).await.unwrap()).unwrap();
-    assert!(first["link"].as_str().unwrap().contains("disconnected"));
+    assert!(first["accounts"].as_str().unwrap().contains("no account"));
     tx.update(|s| {
-        s.link.connected = true;
-        s.link.healthy = true;
+        let mut a = kibitzer::bot::status::AccountStatus::new("ics", "x", 5000, "fics", "me");
+        a.logged_in("me");
+        s.accounts.push(a);
     });
     let next: Value = serde_json::from_str(&ws_text(&mut ws).await.unwrap()).unwrap();
     assert!(
-        next["link"].as_str().unwrap().contains(">connected<"),
+        next["accounts"].as_str().unwrap().contains(">connected<"),
         "{next}"
     );
     assert!(

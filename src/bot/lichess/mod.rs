@@ -1,59 +1,38 @@
-//! A Lichess account in the daemon: checks that the account is a BOT account,
-//! follows `/api/stream/event` (reconnecting with backoff; after an HTTP 429 the
-//! client holds every request back a minute), answers challenges by the same
-//! formula and noplay list as on FICS with Lichess's decline reasons, and plays
-//! each game that starts (`bridge`) through the FICS game task, up to
-//! `lichess.concurrency` at once, each with its own engine. Finished games go to the
-//! same PGN archive and game logs.
+//! The Lichess account: its supervisor checks that the account is a BOT account,
+//! follows `/api/stream/event` and opens it again after any error, reset or
+//! silence with backoff (after an HTTP 429 the client holds every request back a
+//! minute), reporting the account's state like every other account; it answers
+//! challenges by the same formula and noplay list as on an ICS with Lichess's
+//! decline reasons, on the account's slots (taken at accept, freed at the result,
+//! so `lichess.concurrency` holds while accepts wait), challenges other bots when
+//! asked (`matchmaking`), and plays each game that starts through its adapter
+//! (`adapter`) and the game port, each with its own engine. Finished games take
+//! the one finish path of every account.
 
-pub mod bridge;
+pub mod adapter;
 pub mod chat;
 pub mod matchmaking;
 
 use super::archive::{self, Archive};
 use super::formula::{Formula, NoPlay};
+use super::life::{Opponents, Slots};
 use super::lists::Lists;
-use super::{BotEvent, Exit, GameReport};
-use crate::ics::Backoff;
+use super::status::{AccountStatus, StatusTx};
+use super::{AccountCtx, BotEvent, Exit, Stop};
 use crate::lichess::{Account, Challenge, DeclineReason, Event, Lichess};
+use crate::net::Backoff;
 use crate::options::Options;
-use crate::settings::Settings;
+use adapter::GameNews;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::sync::{broadcast, mpsc, watch};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, error, info, info_span, warn, Instrument};
 
-/// What the supervisor asks of the account.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
-    Run,
-    /// Accept nothing new, finish the games in progress, then end.
-    Drain,
-    /// End now (games in progress are left to the server's clock).
-    Quit,
-}
-
-impl Stop {
-    /// What a signal asks of the account (`Reload` asks nothing of it).
-    pub fn of(m: super::ControlMsg) -> Option<Stop> {
-        match m {
-            super::ControlMsg::Shutdown => Some(Stop::Drain),
-            super::ControlMsg::Quit => Some(Stop::Quit),
-            super::ControlMsg::Reload => None,
-        }
-    }
-}
-
-/// The supervisor's request after `stop.changed()` (a closed channel is `Quit`).
-fn requested(changed: Result<(), watch::error::RecvError>, stop: &watch::Receiver<Stop>) -> Stop {
-    match changed {
-        Ok(()) => *stop.borrow(),
-        Err(_) => Stop::Quit,
-    }
-}
+/// The account's name in the status, the games and the metrics.
+pub const ACCOUNT: &str = "lichess";
 
 /// What every game of the account shares.
 pub struct Shared {
@@ -64,8 +43,7 @@ pub struct Shared {
     pub opts: Options,
     pub lists: Lists,
     pub host: String,
-    pub status: super::status::StatusTx,
-    pub events: broadcast::Sender<BotEvent>,
+    pub status: StatusTx,
 }
 
 /// The challenge policy: the FICS formula's limits, Lichess's reasons.
@@ -130,23 +108,23 @@ pub fn judge(
 
 /// The account's running state.
 struct Runner {
+    ctx: AccountCtx,
     sh: Arc<Shared>,
     formula: Formula,
     noplay: NoPlay,
     archive: Archive,
-    events: broadcast::Sender<BotEvent>,
+    opts: Options,
     concurrency: usize,
+    /// The games' adapter tasks, by game id.
     games: HashMap<String, JoinHandle<()>>,
-    /// Games being played, counted down by each game's task as soon as it ends
-    /// (a rematch right after the end finds the slot free).
-    active: Arc<std::sync::atomic::AtomicUsize>,
-    /// Finished games: their id and the opponent, when the game was played.
-    done_tx: mpsc::UnboundedSender<(String, Option<String>)>,
-    /// Game numbers for the game task (apart from FICS's).
+    slots: Slots,
+    opponents: Opponents,
+    news_tx: mpsc::UnboundedSender<GameNews>,
+    /// Accepts that failed (their slot is freed).
+    accept_tx: mpsc::UnboundedSender<String>,
+    /// Game numbers in the daemon (apart from an ICS's).
     next_number: u32,
     draining: bool,
-    /// The last opponent and games against them in a row (`bot.max_rematches`).
-    streak: (String, u32),
     /// Challenging other bots (`lichess.matchmaking`).
     mm: Option<matchmaking::Matchmaker>,
     mm_tx: mpsc::UnboundedSender<MmDone>,
@@ -163,23 +141,54 @@ enum MmDone {
     },
 }
 
-/// Runs the account until told to stop, or until the token or account is refused.
-pub async fn run(
-    settings: Settings,
-    events: broadcast::Sender<BotEvent>,
-    status: super::status::StatusTx,
-    mut stop: watch::Receiver<Stop>,
-) -> Exit {
+fn set_state(status: &StatusTx, f: impl FnOnce(&mut AccountStatus)) {
+    status.update(|s| {
+        if let Some(a) = s.account_mut(ACCOUNT) {
+            f(a);
+        }
+    });
+}
+
+/// Waits `d`, or less when the frame stops the account; `Some` exit then.
+async fn wait_or_stop(ctx: &mut AccountCtx, d: Duration) -> Option<Exit> {
+    let sleep = tokio::time::sleep(d);
+    tokio::pin!(sleep);
+    let mut beat = tokio::time::interval(Duration::from_secs(5));
+    loop {
+        tokio::select! {
+            _ = &mut sleep => return None,
+            _ = beat.tick() => ctx.beat.beat(),
+            changed = ctx.stop.changed() => {
+                if super::requested(changed, &ctx.stop) != Stop::Run {
+                    return Some(Exit::Ok);
+                }
+            }
+        }
+    }
+}
+
+/// Runs the account until the frame stops it, or until the token or the account
+/// is refused.
+pub async fn run(mut ctx: AccountCtx) -> Exit {
+    let settings = ctx.settings.borrow().clone();
     let o = settings.options.clone();
     let url = o.str("lichess.url").trim().to_string();
+    let status = ctx.frame.status.clone();
+    let (host, port) = match crate::lichess::BaseUrl::parse(&url) {
+        Ok(b) => (b.host.clone(), b.port),
+        Err(_) => (url.clone(), 0),
+    };
+    status.update(|s| s.set_account(AccountStatus::new(ACCOUNT, &host, port, "lichess", "")));
     let Some(token) = settings.lichess_token.clone() else {
         error!("lichess: no API token (lichess.token_file or KIBITZER_LICHESS_TOKEN)");
+        set_state(&status, |a| a.stopped("no API token"));
         return Exit::Config;
     };
     let api = match Lichess::new(&url, token, Duration::from_secs(30)) {
         Ok(a) => a,
         Err(e) => {
             error!("lichess: {e}");
+            set_state(&status, |a| a.stopped(&e.to_string()));
             return Exit::Config;
         }
     };
@@ -188,10 +197,23 @@ pub async fn run(
         o.duration("ics.reconnect_max"),
     );
     let account = loop {
-        match api.bot_account().await {
+        ctx.beat.beat();
+        set_state(&status, |a| a.connecting());
+        let r = tokio::select! {
+            r = api.bot_account() => r,
+            changed = ctx.stop.changed() => {
+                if super::requested(changed, &ctx.stop) != Stop::Run {
+                    set_state(&status, |a| a.stopped("shutdown"));
+                    return Exit::Ok;
+                }
+                continue;
+            }
+        };
+        match r {
             Ok(a) => break a,
             Err(e) if e.is_permanent() => {
                 error!("lichess: {e}");
+                set_state(&status, |a| a.stopped(&e.to_string()));
                 return Exit::Credentials;
             }
             Err(e) => {
@@ -200,34 +222,42 @@ pub async fn run(
                     "lichess: cannot read the account: {e}; again in {:.0} s",
                     d.as_secs_f64()
                 );
-                tokio::select! {
-                    _ = tokio::time::sleep(d) => {}
-                    _ = stop.changed() => return Exit::Ok,
+                set_state(&status, |a| {
+                    a.backing_off(&format!("cannot read the account: {e}"), d)
+                });
+                if let Some(exit) = wait_or_stop(&mut ctx, d).await {
+                    set_state(&status, |a| a.stopped("shutdown"));
+                    return exit;
                 }
             }
         }
     };
     let archive = Archive::from_options(&o);
-    let host = api.client.base().host.clone();
-    let _lock = match archive::lock_instance(&archive.dir, &host, &account.id) {
+    let api_host = api.client.base().host.clone();
+    let _lock = match archive::lock_instance(&archive.dir, &api_host, &account.id) {
         Ok(f) => f,
         Err(e) => {
             error!(
                 "lichess: another instance runs for {}: {e}",
                 account.username
             );
+            set_state(&status, |a| a.stopped(&e.to_string()));
             return Exit::Locked;
         }
     };
     info!(account = %account.username, %url, "logged in to Lichess as a BOT account");
-    let _ = events.send(BotEvent::LoggedIn {
+    ctx.frame.emit(BotEvent::LoggedIn {
         handle: account.username.clone(),
     });
+    ctx.ledger.add_handle(&account.username);
+    let name = account.username.clone();
+    set_state(&status, |a| a.handle = name);
     let noplay_path = match o.str("bot.noplay_file") {
         "" => None,
         p => Some(PathBuf::from(p)),
     };
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel();
+    let (news_tx, mut news_rx) = mpsc::unbounded_channel();
+    let (accept_tx, mut accept_rx) = mpsc::unbounded_channel();
     let (mm_tx, mut mm_rx) = mpsc::unbounded_channel();
     let mm = if o.bool("lichess.matchmaking") {
         match matchmaking::Config::from_options(&o) {
@@ -244,18 +274,19 @@ pub async fn run(
         None
     };
     let web_base = url.trim_end_matches('/').to_string();
+    let concurrency = o.int("lichess.concurrency").max(1) as usize;
     let mut r = Runner {
-        events: events.clone(),
         formula: Formula::from_options(&o),
         noplay: NoPlay::load(noplay_path),
         archive,
-        concurrency: o.int("lichess.concurrency").max(1) as usize,
+        concurrency,
         games: HashMap::new(),
-        active: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
-        done_tx,
+        slots: Slots::new(concurrency),
+        opponents: Opponents::default(),
+        news_tx,
+        accept_tx,
         next_number: 1_000_001,
         draining: false,
-        streak: (String::new(), 0),
         mm,
         mm_tx,
         sh: Arc::new(Shared {
@@ -263,24 +294,37 @@ pub async fn run(
             api,
             web_base,
             account,
-            opts: o,
-            host,
-            status,
-            events: events.clone(),
+            opts: o.clone(),
+            host: api_host,
+            status: status.clone(),
         }),
+        opts: o,
+        ctx,
     };
-    let mut stream = None;
+    backoff.reset();
+    let mut stream: Option<crate::lichess::Ndjson> = None;
+    // When the event stream is to be opened again (now: at once).
+    let mut reopen_at: Option<tokio::time::Instant> = Some(tokio::time::Instant::now());
+    let mut beat = tokio::time::interval(Duration::from_secs(2));
     loop {
-        if stream.is_none() && !r.draining {
+        if stream.is_none()
+            && !r.draining
+            && reopen_at.is_some_and(|t| t <= tokio::time::Instant::now())
+        {
+            reopen_at = None;
+            r.set_state(|a| a.connecting());
             match r.sh.api.events().await {
                 Ok(s) => {
                     backoff.reset();
                     stream = Some(s);
+                    let me = r.sh.account.username.clone();
+                    r.set_state(|a| a.logged_in(&me));
                     // Games that went on while we were away (or before we started).
                     r.pick_up().await;
                 }
                 Err(e) if e.is_permanent() => {
                     error!("lichess: the event stream: {e}");
+                    r.set_state(|a| a.stopped(&format!("the event stream: {e}")));
                     r.quit();
                     return Exit::Credentials;
                 }
@@ -290,15 +334,8 @@ pub async fn run(
                         "lichess: the event stream: {e}; again in {:.0} s",
                         d.as_secs_f64()
                     );
-                    tokio::select! {
-                        _ = tokio::time::sleep(d) => continue,
-                        changed = stop.changed() => {
-                            if let Some(exit) = r.on_stop(requested(changed, &stop)) {
-                                return exit;
-                            }
-                            continue;
-                        }
-                    }
+                    r.set_state(|a| a.backing_off(&format!("the event stream: {e}"), d));
+                    reopen_at = Some(tokio::time::Instant::now() + d);
                 }
             }
         }
@@ -306,38 +343,41 @@ pub async fn run(
         tokio::select! {
             line = next_line(&mut stream) => match line {
                 Some(Ok(text)) => match crate::lichess::parse_event(&text) {
-                    Ok(ev) => r.on_event(ev).await,
+                    Ok(ev) => r.on_event(ev),
                     Err(e) => warn!("lichess: {e}"),
                 },
-                Some(Err(e)) => {
-                    warn!("lichess: the event stream broke: {e}");
+                end => {
+                    let why = match end {
+                        Some(Err(e)) => format!("the event stream broke: {e}"),
+                        _ => "the event stream ended".to_string(),
+                    };
                     stream = None;
-                    tokio::time::sleep(backoff.next_delay()).await;
-                }
-                None => {
-                    warn!("lichess: the event stream ended; opening it again");
-                    stream = None;
-                    tokio::time::sleep(backoff.next_delay()).await;
+                    let d = backoff.next_delay();
+                    warn!("lichess: {why}; opening it again in {:.1} s", d.as_secs_f64());
+                    r.set_state(|a| a.backing_off(&why, d));
+                    reopen_at = Some(tokio::time::Instant::now() + d);
                 }
             },
-            Some((id, opponent)) = done_rx.recv() => {
-                r.games.remove(&id);
-                if let Some(opp) = opponent {
-                    if r.streak.0.eq_ignore_ascii_case(&opp) {
-                        r.streak.1 += 1;
-                    } else {
-                        r.streak = (opp, 1);
-                    }
-                }
-                if r.draining && r.games.is_empty() {
-                    info!("lichess: games over; stopping as asked");
-                    return Exit::Ok;
+            _ = sleep_until(reopen_at), if stream.is_none() && !r.draining => {}
+            Some(news) = news_rx.recv() => {
+                if let Some(exit) = r.on_news(news).await {
+                    return exit;
                 }
             }
+            Some(id) = accept_rx.recv() => r.slots.cancel(&id),
             _ = sleep_until(mm_due) => r.matchmake(),
             Some(done) = mm_rx.recv() => r.on_mm(done),
-            changed = stop.changed() => {
-                if let Some(exit) = r.on_stop(requested(changed, &stop)) {
+            _ = beat.tick() => {
+                r.ctx.beat.beat();
+            }
+            r2 = r.ctx.settings.changed() => {
+                if r2.is_ok() {
+                    r.reload();
+                }
+            }
+            changed = r.ctx.stop.changed() => {
+                let now = super::requested(changed, &r.ctx.stop);
+                if let Some(exit) = r.on_stop(now) {
                     return exit;
                 }
                 if r.draining {
@@ -365,19 +405,46 @@ async fn next_line(
 }
 
 impl Runner {
-    /// A request of the supervisor; the exit status when the account ends now.
+    fn set_state(&self, f: impl FnOnce(&mut AccountStatus)) {
+        set_state(&self.sh.status, f);
+    }
+
+    /// New settings (SIGHUP): the formula, the noplay list, the archive, the
+    /// concurrency; games in progress keep theirs.
+    fn reload(&mut self) {
+        let s = self.ctx.settings.borrow_and_update().clone();
+        let o = &s.options;
+        let noplay_path = match o.str("bot.noplay_file") {
+            "" => None,
+            p => Some(PathBuf::from(p)),
+        };
+        self.formula = Formula::from_options(o);
+        self.noplay = NoPlay::load(noplay_path);
+        self.archive = Archive::from_options(o);
+        self.concurrency = o.int("lichess.concurrency").max(1) as usize;
+        self.slots.set_capacity(self.concurrency);
+        self.opts = o.clone();
+    }
+
+    /// A request of the frame; the exit status when the account ends now.
     fn on_stop(&mut self, now: Stop) -> Option<Exit> {
         match now {
             Stop::Run => None,
             Stop::Drain => {
                 if !self.draining {
                     info!("lichess: no new games; the games in progress are played out");
+                    self.set_state(|a| a.draining = true);
                 }
                 self.draining = true;
-                self.games.is_empty().then_some(Exit::Ok)
+                if self.games.is_empty() {
+                    self.set_state(|a| a.stopped("shutdown"));
+                    return Some(Exit::Ok);
+                }
+                None
             }
             Stop::Quit => {
                 self.quit();
+                self.set_state(|a| a.stopped("shutdown"));
                 Some(Exit::Ok)
             }
         }
@@ -389,9 +456,40 @@ impl Runner {
         }
     }
 
-    async fn on_event(&mut self, ev: Event) {
+    /// News of a game: its result (the slot is free), its end (the finish path).
+    async fn on_news(&mut self, news: GameNews) -> Option<Exit> {
+        match news {
+            GameNews::Result { id } => self.slots.end(&id),
+            GameNews::Done { id, out } => {
+                self.games.remove(&id);
+                self.slots.end(&id);
+                if let Some(out) = out {
+                    let opts = self.opts.clone();
+                    let _brain = self
+                        .ctx
+                        .frame
+                        .finish(
+                            *out,
+                            &self.archive,
+                            &mut self.opponents,
+                            &mut self.noplay,
+                            &opts,
+                        )
+                        .await;
+                }
+                if self.draining && self.games.is_empty() {
+                    info!("lichess: games over; stopping as asked");
+                    self.set_state(|a| a.stopped("shutdown"));
+                    return Some(Exit::Ok);
+                }
+            }
+        }
+        None
+    }
+
+    fn on_event(&mut self, ev: Event) {
         match ev {
-            Event::Challenge { challenge } => self.on_challenge(challenge).await,
+            Event::Challenge { challenge } => self.on_challenge(challenge),
             Event::GameStart { game } => {
                 if let Some(mm) = self.mm.as_mut() {
                     if mm
@@ -405,9 +503,13 @@ impl Runner {
                 }
                 self.start(game.game_id)
             }
-            Event::GameFinish { game } => info!(game = %game.game_id, "lichess: game finished"),
+            Event::GameFinish { game } => {
+                info!(game = %game.game_id, "lichess: game finished");
+                self.slots.end(&game.game_id);
+            }
             Event::ChallengeCanceled { challenge } | Event::ChallengeDeclined { challenge } => {
                 info!(challenge = %challenge.id, "lichess: challenge withdrawn or declined");
+                self.slots.cancel(&challenge.id);
                 if let Some(mm) = self.mm.as_mut() {
                     if let Some(o) = mm.outstanding.clone().filter(|o| o.id == challenge.id) {
                         info!(opponent = %o.opponent, "lichess: our challenge was declined; backing off");
@@ -436,6 +538,11 @@ impl Runner {
         }
     }
 
+    /// True while another game fits.
+    fn free(&mut self) -> bool {
+        !self.draining && self.slots.free(Instant::now())
+    }
+
     /// When matchmaking next wants to act: a challenge to send, or ours to withdraw.
     fn mm_due(&self) -> Option<tokio::time::Instant> {
         let mm = self.mm.as_ref()?;
@@ -452,8 +559,7 @@ impl Runner {
     /// looks up the bots online.
     fn matchmake(&mut self) {
         let now = tokio::time::Instant::now();
-        let free = !self.draining
-            && self.active.load(std::sync::atomic::Ordering::SeqCst) < self.concurrency;
+        let free = self.free();
         let Some(mm) = self.mm.as_mut() else { return };
         if let Some(o) = mm.outstanding.clone() {
             info!(opponent = %o.opponent, "lichess: our challenge was not answered; withdrawing it");
@@ -482,8 +588,7 @@ impl Runner {
 
     fn on_mm(&mut self, done: MmDone) {
         let now = tokio::time::Instant::now();
-        let free = !self.draining
-            && self.active.load(std::sync::atomic::Ordering::SeqCst) < self.concurrency;
+        let free = self.free();
         let me = self.sh.account.id.clone();
         let noplay = &self.noplay;
         let Some(mm) = self.mm.as_mut() else { return };
@@ -545,37 +650,46 @@ impl Runner {
         }
     }
 
-    async fn on_challenge(&mut self, c: Challenge) {
+    fn on_challenge(&mut self, c: Challenge) {
         let Some(who) = c.challenger.clone() else {
             return;
         };
         if who.id.eq_ignore_ascii_case(&self.sh.account.id) {
             return; // our own challenge
         }
-        let in_a_row = if self.streak.0.eq_ignore_ascii_case(&who.id) {
-            self.streak.1
-        } else {
-            0
-        };
-        let busy = self.active.load(std::sync::atomic::Ordering::SeqCst) >= self.concurrency;
+        let in_a_row = self.opponents.in_a_row(&who.id);
+        let busy = !self.slots.free(Instant::now());
         let verdict = if self.draining {
             Err(DeclineReason::Later)
         } else {
             judge(&self.formula, &self.noplay, &c, in_a_row, busy)
         };
         info!(challenger = %who.name, challenge = %c.id, ?verdict, "lichess: challenge");
-        let answer = match verdict {
-            Ok(()) => self.sh.api.accept(&c.id).await,
-            Err(why) => self.sh.api.decline(&c.id, why).await,
-        };
-        if let Err(e) = answer {
-            warn!(challenge = %c.id, "lichess: cannot answer the challenge: {e}");
+        // The slot is taken now, before the answer goes out: a challenge read while
+        // this one's accept waits (a 429's minute) finds it taken.
+        if verdict.is_ok() {
+            self.slots.accept(&c.id, Instant::now());
         }
+        let api = self.sh.api.clone();
+        let failed = self.accept_tx.clone();
+        let (cid, v) = (c.id.clone(), verdict);
+        tokio::spawn(async move {
+            let answer = match v {
+                Ok(()) => api.accept(&cid).await,
+                Err(why) => api.decline(&cid, why).await,
+            };
+            if let Err(e) = answer {
+                warn!(challenge = %cid, "lichess: cannot answer the challenge: {e}");
+                if v.is_ok() {
+                    let _ = failed.send(cid);
+                }
+            }
+        });
         let verdict = match verdict {
             Ok(()) => super::formula::Verdict::Accept,
             Err(why) => super::formula::Verdict::Decline(why.key().to_string()),
         };
-        let _ = self.events.send(BotEvent::Challenge {
+        self.ctx.frame.emit(BotEvent::Challenge {
             challenger: who.name,
             verdict,
         });
@@ -587,65 +701,18 @@ impl Runner {
         }
         let number = self.next_number;
         self.next_number += 1;
-        let sh = self.sh.clone();
-        let archive = self.archive.clone();
-        let events = self.events.clone();
-        let done = self.done_tx.clone();
-        let active = self.active.clone();
-        active.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let gid = id.clone();
+        self.slots.start(&id, Some(&id));
         let span = info_span!("lichess", game = %id);
         let h = tokio::spawn(
-            async move {
-                let mut report = None;
-                let mut opponent = None;
-                if let Some(out) = bridge::play(sh.clone(), gid.clone(), number).await {
-                    opponent = Some(out.setup.opponent.clone());
-                    report = Some(finish(out, &archive).await);
-                }
-                // The slot is free before the game is reported over.
-                active.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-                sh.status.update(|s| s.games.retain(|g| g.game != number));
-                let _ = done.send((gid, opponent));
-                if let Some(r) = report {
-                    let _ = events.send(BotEvent::GameEnded(Box::new(r)));
-                }
-            }
+            adapter::play(
+                self.sh.clone(),
+                self.ctx.frame.clone(),
+                id.clone(),
+                number,
+                self.news_tx.clone(),
+            )
             .instrument(span),
         );
         self.games.insert(id, h);
     }
-}
-
-/// A finished game: its record and log; the report.
-async fn finish(out: super::play::GameOutcome, archive: &Archive) -> GameReport {
-    let (result, reason) = match &out.end {
-        Some(e) => (e.result.clone(), e.reason.clone()),
-        None => (String::new(), "connection lost".into()),
-    };
-    let finished = out
-        .end
-        .as_ref()
-        .is_some_and(|e| archive::termination(&e.reason, &e.result) != "unterminated");
-    let a = archive.clone();
-    let pgn = out.pgn.clone();
-    let log = out.log.clone();
-    let (white, black) = (out.setup.white.clone(), out.setup.black.clone());
-    let name = format!(
-        "game-{}-lichess-{}-{}.log",
-        super::play::pgn_date().replace('.', ""),
-        out.setup.game,
-        out.setup.opponent.to_ascii_lowercase()
-    );
-    let _ = tokio::task::spawn_blocking(move || {
-        let r = a.record(&white, &black, pgn.as_deref(), finished);
-        if let Err(e) = r {
-            error!("cannot write the game record: {e}");
-        }
-        if let Err(e) = a.write_log(&name, &log) {
-            error!("cannot write the game log: {e}");
-        }
-    })
-    .await;
-    GameReport::new(out, result, reason)
 }

@@ -27,14 +27,17 @@ impl Task {
     }
 
     /// Sends talk lines in our own game.
-    pub(super) fn say(&mut self, lines: Vec<(Channel, String)>) {
+    pub(super) fn say(&mut self, lines: Vec<(TalkChannel, String)>) {
         for (ch, text) in lines {
             self.log.push(format!("said: {text}"));
             self.s.status.game(self.s.game, |g| g.said(&text));
-            self.send(match ch {
-                Channel::Whisper => ServerCommand::Whisper(text),
-                Channel::Kibitz => ServerCommand::Kibitz(text),
-            });
+            self.send(GameCommand::Say(
+                match ch {
+                    TalkChannel::Whisper => Channel::Whisper,
+                    TalkChannel::Kibitz => Channel::Kibitz,
+                },
+                text,
+            ));
         }
     }
 
@@ -49,9 +52,9 @@ impl Task {
         self.log.push(format!("engine fault: {what}"));
         if self.stats.faults >= self.max_faults {
             error!(game = self.s.game, "too many engine faults: resigning");
-            self.send(ServerCommand::Resign);
+            self.send(GameCommand::Resign);
         } else if !self.abort_sent {
-            self.send(ServerCommand::Abort);
+            self.send(GameCommand::Abort);
             self.abort_sent = true;
         }
     }
@@ -187,7 +190,7 @@ impl Task {
                 let root = self.board.clone();
                 self.play(mv, board_at, from_hook || single);
                 if offer_draw && !self.tournament {
-                    self.send(ServerCommand::Draw);
+                    self.send(GameCommand::OfferDraw);
                 }
                 if !self.talk.levels.silent() {
                     let t = Thought {
@@ -214,19 +217,17 @@ impl Task {
                     info!(game = self.s.game, score, "resigning");
                     self.log
                         .push(format!("resigned at ply {ply}, score {score}"));
-                    self.send(ServerCommand::Resign);
+                    self.send(GameCommand::Resign);
                     self.thinking = None;
                 }
             }
             BrainEvent::DrawAnswer { accept, score } => {
                 if accept && !self.tournament {
                     info!(game = self.s.game, score, "accepting the draw offer");
-                    self.send(ServerCommand::Draw);
+                    self.send(GameCommand::Answer(Offer::Draw, true));
                 } else {
                     debug!(game = self.s.game, score, "draw offer not accepted");
-                    if self.s.decline_draws {
-                        self.send(ServerCommand::Decline(Some(self.s.opponent.clone())));
-                    }
+                    self.send(GameCommand::Answer(Offer::Draw, false));
                 }
             }
             BrainEvent::Died(msg) => {

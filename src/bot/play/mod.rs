@@ -1,33 +1,39 @@
-//! One task per game: it bridges the server's events for that game, the game
-//! controller on the brain thread, and the wire. The server's style-12 boards are
-//! the truth; our move list is checked against them and rebuilt from `moves <game>`
-//! whenever they disagree (and after `Illegal move.`, a resume or a restart), never
-//! guessed. Our move is re-checked against the server's position before it is sent.
-//! Clocks come from style 12; our own timing is monotonic (`Instant`); the move
-//! overhead adapts to what the server really charges. If the engine does not answer
-//! in time the task sends a legal move itself and starts a fresh engine.
+//! One task per game, whatever the server: it hears the game through its port
+//! (`port::GameEvent`: positions with every move and both clocks in ms, offers,
+//! refusals, the end), drives the game controller on the brain thread, and answers
+//! with `port::GameCommand`s (our move, offers and answers, talk, resignation,
+//! aborts, draw claims). It knows no server and no wire format: the account's
+//! adapter does. The server's positions are the truth: our move list follows them,
+//! a move that does not fit is never guessed (the task asks for the position again),
+//! and our move is re-checked against the position before it goes out. Our own
+//! timing is monotonic (`Instant`); the move overhead adapts to what the server
+//! really charges. If the engine does not answer in time the task sends a legal move
+//! itself and starts a fresh engine.
 
 use super::brain::{Brain, BrainCmd, BrainEvent, Fault};
-use super::talk::{Channel, Levels, Talk, Thought, Venue};
+use super::talk::{Channel as TalkChannel, Levels, Talk, Thought, Venue};
 use crate::chess::{Board, Color, Move};
 use crate::game::{Opponent, OpponentClass};
-use crate::ics::{
-    move_text, ClockUnit, GameEnd, GameMoves, ServerCommand, ServerEvent, Style12, Writer,
-};
 use crate::options::{Options, Source};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 use tracing::{debug, error, info, warn};
 
 mod engine_events;
+pub mod port;
 mod record;
+use port::{Channel, End, GameCommand, GameEvent, GameInput, Offer, PortTx, Position};
 pub use record::pgn_date;
 use record::Recorder;
 
 /// What starts a game task.
 #[derive(Clone, Debug)]
 pub struct GameSetup {
+    /// The game's number in the daemon (the server's on an ICS).
     pub game: u32,
+    /// The account that plays it (`ics`, `lichess`): the label of its status
+    /// entry, counters and metrics.
+    pub account: String,
     pub white: String,
     pub black: String,
     pub our_color: Color,
@@ -39,41 +45,26 @@ pub struct GameSetup {
     /// Initial time in seconds (a Lichess game may start with half a minute).
     pub initial_secs: u32,
     pub increment: u32,
-    /// A resumed (adjourned) game.
+    /// A resumed (adjourned) game, or one picked up in progress.
     pub continuing: bool,
-    /// The ICS server has just created this game (its `Creating` line): a record
-    /// still in progress for these players is of an earlier game the server dropped,
-    /// and is retired. False for resumed games and Lichess's (picked up by id).
+    /// The server has just created this game: a record still in progress for these
+    /// players is of an earlier game the server dropped, and is retired. False for
+    /// resumed games and for games picked up by id.
     pub fresh: bool,
+    /// The server's name, for the record's `Event` tag.
     pub server: String,
-    pub clock_unit: Option<ClockUnit>,
+    /// The record's `Site` tag: the server, or the game's own page.
+    pub site: String,
     /// The server flags by itself.
     pub autoflag: bool,
     pub opts: Options,
     pub fault: Option<Fault>,
-    /// The opponent's policy class (lists, `(C)` titles).
+    /// The opponent's policy class (lists, computer titles).
     pub class: OpponentClass,
-    /// The server showed the opponent's computer title.
+    /// The server showed the opponent as a computer.
     pub computer: bool,
     /// Where the game's state is published (the status page).
     pub status: super::status::StatusTx,
-    /// Say no to a draw offer the policy does not accept (Lichess shows an offer
-    /// until it is answered; on an ICS it lapses with the next move).
-    pub decline_draws: bool,
-}
-
-/// Input to a game task from the supervisor.
-#[derive(Debug)]
-pub enum GameInput {
-    Event(ServerEvent, Instant),
-    /// The first SIGTERM: finish (or ask to adjourn, when configured).
-    Drain {
-        adjourn: bool,
-    },
-    /// The connection is gone.
-    ConnectionLost,
-    /// New options (an owner's `kibitz 3`, `mode tournament`, `operator 10`).
-    Options(Box<Options>),
 }
 
 /// Figures a game leaves behind for the measurements.
@@ -85,8 +76,8 @@ pub struct GameStats {
     pub illegal_caught: u32,
     /// Smallest clock we kept after one of our moves, in ms.
     pub min_reserve_ms: Option<i64>,
-    /// Board received -> move sent, for each of our moves, ms, with whether the move
-    /// came at once (book, tables, a single reply).
+    /// Position received -> move sent, for each of our moves, ms, with whether the
+    /// move came at once (book, tables, a single reply).
     pub reactions: Vec<(f64, bool)>,
     pub faults: u32,
     pub overhead_ms: u64,
@@ -96,8 +87,8 @@ pub struct GameStats {
 /// How a game task ended.
 pub struct GameOutcome {
     pub setup: GameSetup,
-    /// `1-0`, `0-1`, `1/2-1/2`, `*`; `None` when the connection went first.
-    pub end: Option<GameEnd>,
+    /// The result; `None` when the account lost the server first.
+    pub end: Option<End>,
     pub plies: usize,
     /// Moves the opponent made.
     pub opponent_moves: usize,
@@ -160,15 +151,13 @@ impl Overhead {
 
 struct Task {
     s: GameSetup,
-    writer: Writer,
+    port: PortTx,
     brain: Option<Brain>,
     start: Board,
     moves: Vec<Move>,
     board: Board,
-    last: Option<Box<Style12>>,
+    last: Option<Box<Position>>,
     last_at: Instant,
-    unit: ClockUnit,
-    awaiting_moves: Option<Instant>,
     thinking: Option<Thinking>,
     pending: Option<Pending>,
     retried_ply: Option<usize>,
@@ -213,39 +202,9 @@ pub fn set_game_level(opts: &mut Options, initial_secs: u64, increment_secs: u64
     opts.set_from(Source::Runtime, "level", &level).is_ok()
 }
 
-fn placement_side_equal(b: &Board, s: &Style12) -> bool {
-    let fen = b.to_fen();
-    let mut it = fen.split(' ');
-    let placement = it.next().unwrap_or("");
-    let side = it.next().unwrap_or("");
-    placement == s.placement()
-        && side
-            == if s.side_to_move == Color::White {
-                "w"
-            } else {
-                "b"
-            }
-}
-
-/// The move from `b` that reaches the style-12 position, if exactly one does.
-pub fn find_move(b: &Board, s: &Style12) -> Option<Move> {
-    let mut found = None;
-    for &m in b.legal_moves().iter() {
-        let mut c = b.clone();
-        c.make_move(m);
-        if placement_side_equal(&c, s) {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(m);
-        }
-    }
-    found
-}
-
 impl Task {
-    fn send(&self, c: ServerCommand) {
-        self.writer.send(&c);
+    fn send(&self, c: GameCommand) {
+        self.port.send(c);
     }
 
     fn ply(&self) -> usize {
@@ -258,12 +217,12 @@ impl Task {
 
     fn clock_ms(&self, side: Color) -> i64 {
         match &self.last {
-            Some(s) => self.unit.millis(s.clock(side)),
+            Some(p) => p.clock(side),
             None => self.s.initial_secs as i64 * 1000,
         }
     }
 
-    /// Our time left now (the clock runs from the board's arrival).
+    /// Our time left now (the clock runs from the position's arrival).
     fn left_now_ms(&self, side: Color) -> i64 {
         let base = self.clock_ms(side);
         if self.board.side_to_move() == side {
@@ -275,17 +234,12 @@ impl Task {
 
     fn brain_position(&mut self, think: bool) {
         let Some(b) = &self.brain else { return };
-        let w = self
-            .unit
-            .duration(self.last.as_ref().map_or(0, |s| s.white_clock));
-        let bl = self
-            .unit
-            .duration(self.last.as_ref().map_or(0, |s| s.black_clock));
+        let ms = |side: Color| Duration::from_millis(self.clock_ms(side).max(0) as u64);
         b.send(BrainCmd::Position {
             start: Box::new(self.start.clone()),
             moves: self.moves.clone(),
-            white: w,
-            black: bl,
+            white: ms(Color::White),
+            black: ms(Color::Black),
             overhead: self.overhead.current(),
             think,
         });
@@ -319,9 +273,14 @@ impl Task {
         }
     }
 
-    /// Starts thinking if it is our move and we are not already.
+    /// Starts thinking if it is our move and we are not already (nor is our move
+    /// for this position on its way: a position repeated before the server has our
+    /// move, a refresh, must not make us move twice).
     fn maybe_think(&mut self, board_at: Instant) {
-        if !self.our_turn() || !self.board.has_legal_move() || self.awaiting_moves.is_some() {
+        if !self.our_turn() || !self.board.has_legal_move() {
+            return;
+        }
+        if self.pending.as_ref().is_some_and(|p| p.ply == self.ply()) {
             return;
         }
         if self.thinking.as_ref().is_some_and(|t| t.ply == self.ply()) {
@@ -340,97 +299,138 @@ impl Task {
         self.brain_position(true);
     }
 
-    /// The board states the game's time control. A resumed game announces itself
-    /// (`{Game 1 (..) Continuing ..}`) before its `Creating:` line, and a game seen
-    /// first by its board has no announcement at all: the game then started with an
-    /// unknown control, and the engine would have planned with the console's default
-    /// (an increment this game does not have). The board's control wins.
-    fn adopt_board_time_control(&mut self, s: &Style12) {
-        let (m, i) = (s.initial_minutes, s.increment_secs);
-        if (m, i) == (0, 0) || (m * 60, i) == (self.s.initial_secs, self.s.increment) {
+    /// The position states the game's time control. A resumed game may announce
+    /// itself before its control is known, and a game picked up by its position has
+    /// no announcement at all: the engine would have planned with the console's
+    /// default. The position's control wins.
+    fn adopt_time_control(&mut self, p: &Position) {
+        let Some((initial, inc)) = p.control else {
+            return;
+        };
+        if (initial, inc) == (0, 0) || (initial, inc) == (self.s.initial_secs, self.s.increment) {
             return;
         }
         info!(
             game = self.s.game,
-            "time control from the board: {m} {i} (the announcement gave {} s + {} s)",
+            "time control from the position: {initial} s + {inc} s (the announcement gave {} s + {} s)",
             self.s.initial_secs,
             self.s.increment
         );
-        self.s.initial_secs = m * 60;
-        self.s.increment = i;
-        if set_game_level(&mut self.s.opts, self.s.initial_secs as u64, i as u64) {
+        self.s.initial_secs = initial;
+        self.s.increment = inc;
+        if set_game_level(&mut self.s.opts, initial as u64, inc as u64) {
             if let Some(b) = &self.brain {
                 b.send(BrainCmd::Configure(Box::new(self.s.opts.clone())));
             }
         }
     }
 
-    fn request_moves(&mut self, why: &str) {
-        if self.awaiting_moves.is_none() {
-            info!(game = self.s.game, "re-synchronising from `moves`: {why}");
-            self.stats.resyncs += 1;
-            self.send(ServerCommand::Moves(self.s.game));
-            self.awaiting_moves = Some(Instant::now());
-        }
+    /// Asks the adapter for the whole position again.
+    fn resync(&mut self, why: &str) {
+        info!(game = self.s.game, "asking for the position again: {why}");
+        self.stats.resyncs += 1;
+        self.send(GameCommand::Resync);
     }
 
-    fn on_board(&mut self, s: Box<Style12>, at: Instant) {
+    fn on_position(&mut self, p: Box<Position>, at: Instant) {
         if self.last.is_none() {
-            self.adopt_board_time_control(&s);
+            self.adopt_time_control(&p);
         }
-        if self.last.is_none() && self.s.clock_unit.is_none() {
-            self.unit = crate::ics::server::guess_clock_unit(
-                s.initial_minutes,
-                s.white_clock,
-                s.black_clock,
-            );
-        }
-        let mut known = placement_side_equal(&self.board, &s)
-            && self.ply() as u32 == s.ply().saturating_sub(self.start_ply());
-        if !known {
-            if let Some(m) = find_move(&self.board, &s) {
+        let same_start = p.start.to_fen() == self.start.to_fen();
+        let kept = if same_start {
+            self.moves
+                .iter()
+                .zip(&p.moves)
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            0
+        };
+        if same_start && kept == self.moves.len() {
+            // The game went on (or nothing changed): the new moves, one by one.
+            for i in kept..p.moves.len() {
+                let m = p.moves[i];
+                if !self.board.is_legal(m) {
+                    error!(game = self.s.game, ply = i, %m, "the server's move does not fit our board");
+                    self.last = Some(p);
+                    self.last_at = at;
+                    self.resync("a move that does not fit our board");
+                    return;
+                }
+                let mover = self.board.side_to_move();
                 self.board.make_move(m);
                 self.moves.push(m);
-                known = true;
-                if self.board.side_to_move() == self.s.our_color {
-                    // The opponent moved.
+                if mover != self.s.our_color {
                     self.first_move_deadline = None;
-                } else if let Some(p) = self.pending.take() {
-                    self.our_move_echoed(p, &s);
+                } else if let Some(pend) = self.pending.take() {
+                    if pend.ply == i {
+                        self.our_move_echoed(pend, &p);
+                    }
+                }
+                let clock = if i + 1 == p.moves.len() {
+                    Some(p.clock(mover))
+                } else {
+                    p.clocks_after.get(i).copied().flatten()
+                };
+                if self.clk.len() <= i {
+                    self.clk.resize(i + 1, None);
+                }
+                if clock.is_some() {
+                    self.clk[i] = clock;
                 }
             }
-        }
-        // The clock of the side that just moved, for %clk.
-        let mover = !s.side_to_move;
-        if !self.moves.is_empty() {
-            let idx = self.moves.len() - 1;
-            if self.clk.len() <= idx {
-                self.clk.resize(idx + 1, None);
+        } else {
+            // A takeback, a resume, a correction: the server's list replaces ours.
+            let board = p.board();
+            info!(
+                game = self.s.game,
+                ours = self.moves.len(),
+                theirs = p.moves.len(),
+                kept,
+                "the server's move list replaces ours"
+            );
+            self.start = p.start.clone();
+            self.moves = p.moves.clone();
+            self.board = board;
+            self.clk.truncate(kept);
+            self.evals.truncate(kept);
+            if self
+                .pending
+                .as_ref()
+                .is_some_and(|x| x.ply < self.moves.len())
+            {
+                self.pending = None;
             }
-            self.clk[idx] = Some(self.unit.millis(s.clock(mover)));
+            self.thinking = None;
+            // Clocks of the moves we did not see: as listed, else from the move
+            // times, the initial time and the increment.
+            self.clk.resize(self.moves.len(), None);
+            for (i, c) in p.clocks_after.iter().enumerate().take(self.moves.len()) {
+                if self.clk[i].is_none() {
+                    self.clk[i] = *c;
+                }
+            }
+            if let Some(last) = self.moves.len().checked_sub(1) {
+                let mover = !self.board.side_to_move();
+                self.clk[last] = Some(p.clock(mover));
+            }
         }
-        self.last = Some(s);
+        self.last = Some(p);
         self.last_at = at;
         self.publish_board();
-        if !known {
-            self.request_moves("the server's board is not the one our move list gives");
-            return;
-        }
         self.after_position(at);
     }
 
     /// The board, clocks and last move for the status page.
     fn publish_board(&self) {
-        let Some(s) = self.last.as_ref() else { return };
+        let Some(p) = self.last.as_ref() else { return };
         let last_move = super::status::LastMove::of(&self.start, &self.moves);
         let fen = self.board.to_fen();
         let ply = self.ply();
-        let (wms, bms) = (
-            self.unit.millis(s.white_clock),
-            self.unit.millis(s.black_clock),
-        );
-        let ticking = s.ticking.unwrap_or(true) && !self.moves.is_empty();
-        let running = ticking.then(|| super::status::color_name(s.side_to_move).to_string());
+        let (wms, bms) = (p.clock(Color::White), p.clock(Color::Black));
+        let ticking = p.ticking && !self.moves.is_empty();
+        let running =
+            ticking.then(|| super::status::color_name(self.board.side_to_move()).to_string());
         let board_unix_ms =
             super::status::unix_ms().saturating_sub(self.last_at.elapsed().as_millis() as u64);
         self.s.status.game(self.s.game, |g| {
@@ -444,23 +444,20 @@ impl Task {
         });
     }
 
-    fn start_ply(&self) -> u32 {
-        let b = &self.start;
-        2 * (b.fullmove_number() as u32).saturating_sub(1)
-            + (b.side_to_move() == Color::Black) as u32
-    }
-
-    fn our_move_echoed(&mut self, p: Pending, s: &Style12) {
-        let after = self.unit.millis(s.clock(self.s.our_color));
-        let charged = p.our_clock_before_ms - after + s.increment_secs as i64 * 1000;
+    fn our_move_echoed(&mut self, p: Pending, pos: &Position) {
+        let our = self.s.our_color;
+        let after = pos.clock(our);
+        let charged = p.our_clock_before_ms - after + pos.increment_ms[our.index()];
         let measured = p.sent.duration_since(p.board_at).as_millis() as i64;
-        self.overhead
-            .sample(charged, measured, self.unit == ClockUnit::Seconds);
+        self.overhead.sample(charged, measured, pos.coarse);
         self.stats.overhead_ms = self.overhead.current().as_millis() as u64;
         let overhead = self.stats.overhead_ms;
+        let account = self.s.account.clone();
         self.s.status.update(|st| {
-            st.link.lag_ms = Some(charged - measured);
-            st.link.overhead_ms = Some(overhead);
+            if let Some(a) = st.account_mut(&account) {
+                a.lag_ms = Some(charged - measured);
+                a.overhead_ms = Some(overhead);
+            }
         });
         self.stats.min_reserve_ms = Some(self.stats.min_reserve_ms.map_or(after, |m| m.min(after)));
         debug!(
@@ -478,7 +475,7 @@ impl Task {
         if self.thinking.as_ref().is_some_and(|t| t.ply != ply) {
             self.thinking = None;
         }
-        // Draw claims: the server does not end these games by itself.
+        // Draw claims: the servers do not end these games by themselves.
         if !self.tournament
             && (self.board.is_threefold_repetition() || self.board.is_fifty_move_draw())
             && self.draw_claimed != Some(ply)
@@ -488,7 +485,7 @@ impl Task {
                 game = self.s.game,
                 "claiming a draw (repetition or 50 moves)"
             );
-            self.send(ServerCommand::Draw);
+            self.send(GameCommand::ClaimDraw);
             self.draw_claimed = Some(ply);
         }
         if self.our_turn() {
@@ -497,9 +494,8 @@ impl Task {
         } else {
             self.brain_position(false);
             // The opponent's clock: flag when it runs out if the server does not.
-            let opp = !self.s.our_color;
-            let left = self.clock_ms(opp);
-            let ticking = self.last.as_ref().and_then(|s| s.ticking).unwrap_or(true);
+            let left = self.clock_ms(!self.s.our_color);
+            let ticking = self.last.as_ref().is_none_or(|p| p.ticking);
             if !self.s.autoflag && ticking {
                 self.flag_at = Some(at + Duration::from_millis(left.max(0) as u64 + 300));
             }
@@ -525,70 +521,6 @@ impl Task {
         }
     }
 
-    fn on_movelist(&mut self, ml: GameMoves, at: Instant) {
-        if self.awaiting_moves.take().is_none() {
-            return;
-        }
-        let mut b = Board::startpos();
-        let mut list = Vec::new();
-        let mut ok = true;
-        for san in &ml.moves {
-            match b.parse_move(san) {
-                Ok(m) => {
-                    b.make_move(m);
-                    list.push(m);
-                }
-                Err(e) => {
-                    warn!(game = self.s.game, "move list: cannot read '{san}': {e}");
-                    ok = false;
-                    break;
-                }
-            }
-        }
-        let Some(s) = self.last.clone() else { return };
-        if ok && !placement_side_equal(&b, &s) {
-            if let Some(m) = find_move(&b, &s) {
-                b.make_move(m);
-                list.push(m);
-            } else {
-                ok = false;
-            }
-        }
-        if ok {
-            // Clocks for the plies we did not see (a resumed game): from the listed
-            // move times, the initial time and the increment.
-            let mut clock = [self.s.initial_secs as i64 * 1000; 2];
-            let inc = self.s.increment as i64 * 1000;
-            for (i, t) in ml.times.iter().enumerate().take(list.len()) {
-                let side = i % 2;
-                clock[side] = clock[side] - t.unwrap_or(0) + inc;
-                if self.clk.len() <= i {
-                    self.clk.resize(i + 1, None);
-                }
-                if self.clk[i].is_none() && t.is_some() {
-                    self.clk[i] = Some(clock[side].max(0));
-                }
-            }
-            self.start = Board::startpos();
-            self.moves = list;
-            self.board = b;
-        } else if let Some(board) = s.board() {
-            error!(game = self.s.game, "move list does not reach the server's board; playing on from the board alone (repetitions before it are unknown)");
-            self.start = board.clone();
-            self.moves.clear();
-            self.board = board;
-        }
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(|p| p.ply < self.moves.len())
-        {
-            self.pending = None;
-        }
-        self.thinking = None;
-        self.after_position(at);
-    }
-
     fn fallback_move(&self) -> Option<Move> {
         if let Some((ply, pv)) = &self.last_info {
             if *ply == self.ply() {
@@ -604,9 +536,9 @@ impl Task {
     }
 
     fn play(&mut self, mv: Move, board_at: Instant, instant: bool) {
-        let text = move_text(&self.board, mv);
+        let text = self.board.san(mv);
         let before = self.left_now_ms(self.s.our_color);
-        self.send(ServerCommand::Move(text.clone()));
+        self.send(GameCommand::Move(mv));
         let now = Instant::now();
         let ms = now.duration_since(board_at).as_secs_f64() * 1000.0;
         self.stats.reactions.push((ms, instant));
@@ -635,9 +567,6 @@ impl Task {
         if let Some(f) = self.first_move_deadline {
             t = t.min(f);
         }
-        if let Some(a) = self.awaiting_moves {
-            t = t.min(a + Duration::from_secs(3));
-        }
         t
     }
 
@@ -649,7 +578,7 @@ impl Task {
         if self.flag_at.is_some_and(|f| now >= f) {
             if !self.our_turn() && self.flags_sent < 20 {
                 debug!(game = self.s.game, "opponent's time is up: flag");
-                self.send(ServerCommand::Flag);
+                self.send(GameCommand::Flag);
                 self.flags_sent += 1;
                 self.flag_at = Some(now + Duration::from_secs(1));
             } else {
@@ -660,61 +589,40 @@ impl Task {
             self.first_move_deadline = None;
             if !self.opponent_has_moved() && !self.abort_sent {
                 info!(game = self.s.game, "the opponent does not move: aborting");
-                self.send(ServerCommand::Abort);
+                self.send(GameCommand::Abort);
                 self.abort_sent = true;
-            }
-        }
-        if let Some(a) = self.awaiting_moves {
-            if now >= a + Duration::from_secs(3) {
-                // No move list came: play on from the board alone rather than lose on time.
-                self.awaiting_moves = None;
-                if let Some(s) = self.last.clone() {
-                    if let Some(board) = s.board() {
-                        error!(
-                            game = self.s.game,
-                            "no move list from the server; playing on from its board"
-                        );
-                        self.start = board.clone();
-                        self.moves.clear();
-                        self.board = board;
-                        self.thinking = None;
-                        self.after_position(self.last_at);
-                    }
-                }
             }
         }
     }
 
-    fn on_event(&mut self, ev: ServerEvent, at: Instant) -> Option<GameEnd> {
+    fn on_event(&mut self, ev: GameEvent, at: Instant) -> Option<End> {
         match ev {
-            ServerEvent::Style12(s) if s.game == self.s.game => self.on_board(s, at),
-            ServerEvent::GameMoves(ml) => self.on_movelist(ml, at),
-            ServerEvent::GameEnd(e) if e.game == self.s.game => return Some(e),
-            ServerEvent::IllegalMove { text } if self.pending.is_some() => {
+            GameEvent::Position(p) => self.on_position(p, at),
+            GameEvent::End(e) => return Some(e),
+            GameEvent::MoveRefused(text) if self.pending.is_some() => {
                 self.pending = None;
                 self.stats.illegal_replies += 1;
                 self.s
                     .status
                     .update(|st| st.counters.illegal_move_replies += 1);
                 error!(game = self.s.game, "the server refused our move: {text}");
-                self.send(ServerCommand::Refresh);
-                self.request_moves("our move was refused");
+                self.resync("our move was refused");
             }
-            ServerEvent::NotYourMove if self.pending.is_some() => {
-                self.pending = None;
-                warn!(game = self.s.game, "the server says it is not our move");
-                self.send(ServerCommand::Refresh);
-                self.request_moves("not our move");
+            GameEvent::MoveRefused(text) => {
+                debug!(
+                    game = self.s.game,
+                    "a refusal with no move of ours pending: {text}"
+                )
             }
-            ServerEvent::DrawOffer { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+            GameEvent::Offer(Offer::Draw) => {
                 if let Some(b) = &self.brain {
                     b.send(BrainCmd::DrawOffered);
                 }
             }
-            ServerEvent::AbortRequest { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+            GameEvent::Offer(Offer::Abort) => {
                 if self.ply() < self.abort_plies || self.stats.faults > 0 {
                     info!(game = self.s.game, "accepting the abort request");
-                    self.send(ServerCommand::Abort);
+                    self.send(GameCommand::Answer(Offer::Abort, true));
                 } else {
                     debug!(
                         game = self.s.game,
@@ -722,33 +630,33 @@ impl Task {
                     );
                 }
             }
-            ServerEvent::AdjournRequest { from } if from.eq_ignore_ascii_case(&self.s.opponent) => {
+            GameEvent::Offer(Offer::Adjourn) => {
                 if self.draining && self.s.opts.bool("bot.adjourn_on_shutdown") {
-                    self.send(ServerCommand::Adjourn);
+                    self.send(GameCommand::Answer(Offer::Adjourn, true));
                 } else {
-                    self.send(ServerCommand::Decline(Some(from.clone())));
+                    self.send(GameCommand::Answer(Offer::Adjourn, false));
                     if self.polite {
-                        self.send(ServerCommand::Tell(
-                            from,
+                        self.send(GameCommand::Say(
+                            Channel::Opponent,
                             "Sorry, I play my games to the end.".into(),
                         ));
                     }
                 }
             }
-            ServerEvent::TakebackRequest { from, .. }
-                if from.eq_ignore_ascii_case(&self.s.opponent) =>
-            {
-                self.send(ServerCommand::Decline(Some(from.clone())));
+            GameEvent::Offer(Offer::Takeback) => {
+                self.send(GameCommand::Answer(Offer::Takeback, false));
                 if self.polite {
-                    self.send(ServerCommand::Tell(from, "Sorry, no takebacks.".into()));
+                    self.send(GameCommand::Say(
+                        Channel::Opponent,
+                        "Sorry, no takebacks.".into(),
+                    ));
                 }
             }
-            ServerEvent::FlagRefused => {
+            GameEvent::FlagRefused => {
                 self.flag_at = self
                     .flag_at
                     .map(|_| Instant::now() + Duration::from_millis(500));
             }
-            _ => {}
         }
         None
     }
@@ -761,24 +669,22 @@ async fn brain_recv(b: &mut Option<Brain>) -> Option<BrainEvent> {
     }
 }
 
-/// Runs one game to its end (or until the connection goes).
+/// Runs one game to its end (or until the account loses the game's server).
 pub async fn run(
     setup: GameSetup,
-    writer: Writer,
+    port: PortTx,
     brain: Option<Brain>,
     mut input: mpsc::UnboundedReceiver<GameInput>,
 ) -> GameOutcome {
     let opts = setup.opts.clone();
     let mut t = Task {
-        unit: setup.clock_unit.unwrap_or(ClockUnit::Seconds),
-        writer,
+        port,
         brain,
         start: Board::startpos(),
         moves: Vec::new(),
         board: Board::startpos(),
         last: None,
         last_at: Instant::now(),
-        awaiting_moves: None,
         thinking: None,
         pending: None,
         retried_ply: None,
@@ -825,10 +731,10 @@ pub async fn run(
             t.brain = Some(b);
         }
     }
-    info!(game = t.s.game, white = %t.s.white, black = %t.s.black, class = ?t.s.class, "game started");
+    info!(game = t.s.game, account = %t.s.account, white = %t.s.white, black = %t.s.black, class = ?t.s.class, "game started");
     let greeting = opts.str("talk.greeting").trim().to_string();
     if !greeting.is_empty() && !t.s.continuing && !t.tournament {
-        t.send(ServerCommand::Say(greeting));
+        t.send(GameCommand::Say(Channel::Opponent, greeting));
     }
     if t.s.fresh {
         // A new game: a record still in progress for these players is of a game the
@@ -854,7 +760,7 @@ pub async fn run(
                 Some(GameInput::Drain { adjourn }) => {
                     t.draining = true;
                     if adjourn {
-                        t.send(ServerCommand::Adjourn);
+                        t.send(GameCommand::Adjourn);
                     }
                 }
                 Some(GameInput::Event(ev, at)) => {
@@ -885,7 +791,7 @@ pub async fn run(
     if end.is_some() {
         let farewell = t.s.opts.str("talk.farewell").trim().to_string();
         if !farewell.is_empty() && !t.tournament {
-            t.send(ServerCommand::Say(farewell));
+            t.send(GameCommand::Say(Channel::Opponent, farewell));
         }
     }
     if let Some(r) = t.recorder.take() {
@@ -894,10 +800,7 @@ pub async fn run(
     // The record: final, or (adjourned, connection lost) in progress.
     let pgn = Some(match end.as_ref() {
         Some(e) => t.pgn(e),
-        None => t.pgn(&GameEnd {
-            game: t.s.game,
-            white: t.s.white.clone(),
-            black: t.s.black.clone(),
+        None => t.pgn(&End {
             reason: "connection lost".into(),
             result: "*".into(),
         }),

@@ -75,10 +75,7 @@ impl Task {
             return;
         }
         self.saved_ply = Some(ply);
-        let text = self.pgn(&GameEnd {
-            game: self.s.game,
-            white: self.s.white.clone(),
-            black: self.s.black.clone(),
+        let text = self.pgn(&End {
             reason: "in progress".into(),
             result: "*".into(),
         });
@@ -94,14 +91,14 @@ impl Task {
         }
     }
 
-    pub(super) fn pgn(&self, end: &GameEnd) -> String {
+    pub(super) fn pgn(&self, end: &End) -> String {
         let mut g = crate::chess::pgn::PgnGame::new(self.start.clone());
         let rated = if self.s.rated { "rated" } else { "unrated" };
         g.set_tag(
             "Event",
             &format!("{} {rated} {} game", self.s.server, self.s.kind),
         );
-        g.set_tag("Site", &self.s.server);
+        g.set_tag("Site", &self.s.site);
         g.set_tag("Date", &pgn_date());
         g.set_tag("Round", "-");
         g.set_tag("White", &self.s.white);

@@ -1,16 +1,24 @@
-//! One Lichess game: its stream (`gameFull`, `gameState`, `chatLine`,
-//! `opponentGone`) turned into the game-level events the FICS side produces
-//! (a style-12 board built from the UCI move list and the millisecond clocks, draw
-//! and takeback offers, the end of the game), fed to the same game task
-//! (`bot::play::run`), whose typed commands become BOT API requests (move, draw,
-//! resign, abort, takeback answer, chat). The engine is the game task's own.
-//! Requests never hold up the stream: each is a task of its own.
+//! The Lichess adapter of one game: its stream (`gameFull`, `gameState`,
+//! `chatLine`, `opponentGone`) becomes port events (the position replayed from
+//! the UCI move list with the millisecond clocks, draw and takeback offers, the
+//! end), and the game task's port commands become BOT API requests (move, draw
+//! offer and answer, the draw claim, resign, abort, takeback answer, chat).
+//!
+//! The stream recovers by itself: an error, a reset, a truncated body, an end
+//! before the game's, or silence longer than a few missed keep-alives closes it and
+//! it is opened again at once, then with growing waits (capped at two seconds while
+//! the game is on); its first line, `gameFull`, gives the whole game again, so
+//! nothing that happened meanwhile is lost. Requests never hold up the stream: each
+//! is a task of its own.
 
 use super::{chat, Shared};
-use crate::bot::play::{self as game, GameInput, GameOutcome, GameSetup};
+use crate::bot::life::Frame;
+use crate::bot::play::port::{
+    Channel, End, GameCommand, GameEvent, GameInput, Offer, PortRx, PortTx, Position,
+};
+use crate::bot::play::{self, GameOutcome, GameSetup};
 use crate::chess::{Board, Color, Move};
-use crate::ics::{GameEnd, GameMoves, ServerCommand, ServerEvent, ServerKind, ServerProfile};
-use crate::lichess::{GameEvent, GameFull, GameState, Ndjson, Room};
+use crate::lichess::{GameEvent as LiEvent, GameFull, GameState, Ndjson, Room};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -19,6 +27,24 @@ use tracing::{debug, error, info, warn};
 /// Our clock as the engine sees it before our first move: Lichess aborts a game
 /// whose first move does not come within about 20 seconds, whatever the clock.
 pub const FIRST_MOVE_MS: i64 = 8_000;
+
+/// Silence on a game stream longer than this (Lichess sends a keep-alive line about
+/// every 7 seconds) means the stream is dead: it is opened again.
+pub const GAME_STREAM_SILENCE: Duration = Duration::from_secs(12);
+
+/// How long a game's stream keeps trying to open before the game is given up.
+const GIVE_UP: Duration = Duration::from_secs(600);
+
+/// What a game tells its account.
+pub enum GameNews {
+    /// The game has its result: its slot is free.
+    Result { id: String },
+    /// The game's task has ended (`None`: the game never started here).
+    Done {
+        id: String,
+        out: Option<Box<GameOutcome>>,
+    },
+}
 
 /// Our clock's cap before our first move: `FIRST_MOVE_MS`, less when the state's
 /// `expiration` (ours when it is our turn) leaves less time (two fifths of it, the
@@ -32,18 +58,17 @@ fn first_move_cap(s: &GameState, our_turn: bool) -> i64 {
 
 /// The game as the last state showed it.
 struct View {
-    number: u32,
     white: String,
     black: String,
     our_color: Color,
-    opponent: String,
-    initial_ms: i64,
     moves: Vec<Move>,
     board: Board,
     state: Option<GameState>,
     /// The opponent's draw and takeback offers as last seen (to notice new ones).
     draw_offer: bool,
     takeback_offer: bool,
+    /// The end was passed on.
+    ended: bool,
 }
 
 impl View {
@@ -66,69 +91,30 @@ impl View {
         (self.moves.len() + 1 - first) / 2
     }
 
-    /// The board as a style-12 event.
-    fn style12(&self, s: &GameState) -> crate::ics::Style12 {
-        let mut white_clock = s.wtime;
-        let mut black_clock = s.btime;
+    /// The position for the game task.
+    fn position(&self, s: &GameState) -> Position {
+        let mut clock_ms = [s.wtime, s.btime];
         let stm = self.board.side_to_move();
         if self.our_moves() == 0 {
-            let c = match self.our_color {
-                Color::White => &mut white_clock,
-                Color::Black => &mut black_clock,
-            };
+            let c = &mut clock_ms[self.our_color.index()];
             *c = (*c).min(first_move_cap(s, stm == self.our_color));
         }
-        // Our increment as the server gives it; none once we berserked.
-        let (inc, berserk) = match self.our_color {
-            Color::White => (s.winc, s.wberserk),
-            Color::Black => (s.binc, s.bberserk),
-        };
-        let inc = if berserk { 0 } else { inc.max(0) };
-        crate::ics::Style12 {
-            game: self.number,
-            white: self.white.clone(),
-            black: self.black.clone(),
-            relation: if stm == self.our_color { 1 } else { -1 },
-            initial_minutes: (self.initial_ms / 60_000) as u32,
-            increment_secs: (inc / 1000) as u32,
-            white_clock,
-            black_clock,
-            verbose_move: if self.moves.is_empty() {
-                "none".into()
-            } else {
-                "?".into()
-            },
-            move_time: "(0:00)".into(),
-            pretty_move: if self.moves.is_empty() {
-                "none".into()
-            } else {
-                "?".into()
-            },
-            flip: self.our_color == Color::Black,
-            ticking: Some(self.moves.len() >= 2),
-            ..crate::ics::Style12::from_board(&self.board)
-        }
-    }
-
-    fn move_list(&self) -> GameMoves {
-        let mut b = Board::startpos();
-        let mut sans = Vec::new();
-        for &m in &self.moves {
-            sans.push(b.san(m));
-            b.make_move(m);
-        }
-        GameMoves {
-            game: Some(self.number),
-            white: self.white.clone(),
-            black: self.black.clone(),
-            times: vec![None; sans.len()],
-            moves: sans,
-            standard_start: true,
+        // The increment as the server gives it; none for a side that berserked.
+        let inc = |inc: i64, berserk: bool| if berserk { 0 } else { inc.max(0) };
+        Position {
+            start: Board::startpos(),
+            moves: self.moves.clone(),
+            clock_ms,
+            ticking: self.moves.len() >= 2,
+            increment_ms: [inc(s.winc, s.wberserk), inc(s.binc, s.bberserk)],
+            coarse: false,
+            clocks_after: Vec::new(),
+            control: None,
         }
     }
 
     /// The end of the game in the server's words, for the record.
-    fn end(&self, s: &GameState) -> GameEnd {
+    fn end(&self, s: &GameState) -> End {
         let result = s.result().to_string();
         let (winner, loser) = match s.winner.as_deref() {
             Some("white") => (self.white.as_str(), self.black.as_str()),
@@ -151,57 +137,86 @@ impl View {
             "noStart" => "Game aborted: the first move did not come in time".into(),
             other => format!("Game ended: {other}"),
         };
-        GameEnd {
-            game: self.number,
-            white: self.white.clone(),
-            black: self.black.clone(),
-            reason,
-            result,
-        }
+        End { result, reason }
     }
 }
 
-/// Opens the game stream, a few times if need be.
-async fn open(sh: &Shared, id: &str) -> Option<Ndjson> {
-    let mut delay = Duration::from_secs(1);
-    for attempt in 1..=5 {
+/// The game stream, opened again until it opens (or the game is given up).
+async fn open(sh: &Shared, id: &str, deadline: Instant) -> Option<Ndjson> {
+    let mut delay = Duration::ZERO;
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
         match sh.api.game_stream(id).await {
-            Ok(s) => return Some(s),
+            Ok(mut s) => {
+                s.set_idle(GAME_STREAM_SILENCE);
+                return Some(s);
+            }
             Err(e) if e.is_permanent() => {
                 error!(game = id, "cannot open the game stream: {e}");
                 return None;
             }
             Err(e) => {
                 warn!(game = id, attempt, "cannot open the game stream: {e}");
+                if Instant::now() >= deadline {
+                    error!(
+                        game = id,
+                        "the game stream stayed closed: giving the game up"
+                    );
+                    return None;
+                }
+                delay = (delay * 2).clamp(Duration::from_millis(250), Duration::from_secs(2));
                 tokio::time::sleep(delay).await;
-                delay = (delay * 2).min(Duration::from_secs(16));
             }
         }
     }
-    None
 }
 
 /// The first `gameFull` of a stream (other lines before it are skipped).
-async fn first_full(stream: &mut Ndjson, id: &str) -> Option<Box<GameFull>> {
+async fn first_full(stream: &mut Ndjson, id: &str) -> Result<Box<GameFull>, String> {
     while let Some(line) = stream.next_line().await {
         match line.map(|l| crate::lichess::parse_game_event(&l)) {
-            Ok(Ok(GameEvent::Full(g))) => return Some(g),
+            Ok(Ok(LiEvent::Full(g))) => return Ok(g),
             Ok(Ok(other)) => debug!(game = id, ?other, "before gameFull: skipped"),
             Ok(Err(e)) => warn!(game = id, "{e}"),
-            Err(e) => {
-                warn!(game = id, "{e}");
-                return None;
-            }
+            Err(e) => return Err(e.to_string()),
         }
     }
-    None
+    Err("the stream ended before gameFull".into())
 }
 
-/// Plays the game `id` to its end; returns the game task's outcome (none when the
-/// game could not be started).
-pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcome> {
-    let mut stream = open(&sh, &id).await?;
-    let full = first_full(&mut stream, &id).await?;
+/// Plays the game `id` (numbered `number` in the daemon) to its end, telling the
+/// account of its result and its end.
+pub async fn play(
+    sh: Arc<Shared>,
+    frame: Frame,
+    id: String,
+    number: u32,
+    news: mpsc::UnboundedSender<GameNews>,
+) {
+    let done = |out: Option<GameOutcome>| {
+        let _ = news.send(GameNews::Done {
+            id: id.clone(),
+            out: out.map(Box::new),
+        });
+    };
+    let mut deadline = Instant::now() + GIVE_UP;
+    // The stream and its gameFull, a few tries (a cut right after the open).
+    let (stream, full) = loop {
+        let Some(mut s) = open(&sh, &id, deadline).await else {
+            return done(None);
+        };
+        match first_full(&mut s, &id).await {
+            Ok(f) => break (s, f),
+            Err(e) if Instant::now() < deadline => {
+                warn!(game = %id, "the game stream broke before gameFull: {e}")
+            }
+            Err(e) => {
+                error!(game = %id, "no gameFull: {e}");
+                return done(None);
+            }
+        }
+    };
     let standard_start = full
         .initial_fen
         .as_deref()
@@ -209,7 +224,7 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     if full.variant.key != "standard" || !standard_start {
         error!(game = %id, variant = %full.variant.key, "not standard chess from the start: aborting");
         let _ = sh.api.abort(&id).await;
-        return None;
+        return done(None);
     }
     let me = sh.account.id.to_ascii_lowercase();
     let our_color = if full.white.id.as_deref().map(str::to_ascii_lowercase) == Some(me.clone()) {
@@ -239,11 +254,12 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
     let mut opts = sh.opts.clone();
     // Whole seconds: a half-minute game is not "0 minutes".
     let (initial_secs, increment) = ((initial_ms / 1000) as u32, (inc_ms / 1000) as u32);
-    super::super::play::set_game_level(&mut opts, initial_secs as u64, increment as u64);
+    play::set_game_level(&mut opts, initial_secs as u64, increment as u64);
     let class = sh.lists.classify(&opponent, computer);
-    let profile = ServerProfile::new(ServerKind::Fics);
+    let url = format!("{}/{id}", sh.web_base);
     let setup = GameSetup {
         game: number,
+        account: super::ACCOUNT.to_string(),
         white: white.clone(),
         black: black.clone(),
         our_color,
@@ -257,64 +273,56 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
         continuing: !full.state.moves.trim().is_empty(),
         fresh: false,
         server: sh.host.clone(),
-        clock_unit: Some(crate::ics::ClockUnit::Millis),
+        site: url.clone(),
         autoflag: true,
         opts,
-        fault: None,
+        fault: frame.fault,
         class,
         computer,
-        status: sh.status.clone(),
-        decline_draws: true,
+        status: frame.status.clone(),
     };
     info!(game = %id, number, %white, %black, berserked, "Lichess game started");
-    let _ = sh.events.send(crate::bot::BotEvent::GameStarted {
-        game: number,
-        opponent: opponent.clone(),
-    });
     let mut live = crate::bot::status::LiveGame::of(&setup);
-    live.site = "lichess".into();
-    live.name = format!("lichess/{id}");
-    live.url = Some(format!("{}/{id}", sh.web_base));
-    sh.status.update(|s| {
-        s.games.retain(|g| g.game != number);
-        s.games.push(live);
-    });
+    live.name = format!("{}/{id}", super::ACCOUNT);
+    live.url = Some(url);
     let kibitz = setup.opts.int("kibitz") > 0;
-    let (writer, mut cmds) = crate::ics::Writer::typed(profile);
-    let (tx, rx) = mpsc::unbounded_channel();
-    let mut task = tokio::spawn(game::run(setup, writer, None, rx));
+    let (port, mut cmds): (_, PortRx) = PortTx::channel();
+    let running = frame.start_game(setup, port.for_game(number), None, live);
+    let tx = running.tx;
+    let mut task = running.handle;
     let mut view = View {
-        number,
         white,
         black,
         our_color,
-        opponent,
-        initial_ms,
         moves: Vec::new(),
         board: Board::startpos(),
         state: None,
         draw_offer: false,
         takeback_offer: false,
+        ended: false,
     };
-    let mut ended = on_state(&mut view, full.state.clone(), &tx, &id);
+    on_state(&mut view, full.state.clone(), &tx, &id, &news);
     let mut stream = Some(stream);
     let mut chat = chat::Limiter::default();
     // When to claim the win: the opponent has left (`opponentGone`).
     let mut claim_at: Option<tokio::time::Instant> = None;
     let mut claims = 0u32;
+    // A stream being opened again, and since when (for the log).
+    let (reopen_tx, mut reopen_rx) = mpsc::unbounded_channel::<(Option<Ndjson>, Instant)>();
+    let mut reopening = false;
     loop {
         tokio::select! {
             line = next(&mut stream) => match line {
                 Some(Ok(text)) => match crate::lichess::parse_game_event(&text) {
-                    Ok(GameEvent::Full(g)) => ended |= on_state(&mut view, g.state, &tx, &id),
-                    Ok(GameEvent::State(s)) => ended |= on_state(&mut view, s, &tx, &id),
-                    Ok(GameEvent::Chat { room, username, text }) => {
+                    Ok(LiEvent::Full(g)) => on_state(&mut view, g.state, &tx, &id, &news),
+                    Ok(LiEvent::State(s)) => on_state(&mut view, s, &tx, &id, &news),
+                    Ok(LiEvent::Chat { room, username, text }) => {
                         on_chat(&sh, &id, number, &room, &username, &text, kibitz, &mut chat);
                     }
-                    Ok(GameEvent::OpponentGone { gone, claim_win_in_seconds }) => {
+                    Ok(LiEvent::OpponentGone { gone, claim_win_in_seconds }) => {
                         info!(game = %id, gone, ?claim_win_in_seconds, "opponent gone");
                         claim_at = match (gone, claim_win_in_seconds) {
-                            (true, Some(s)) if !ended => Some(
+                            (true, Some(s)) if !view.ended => Some(
                                 tokio::time::Instant::now()
                                     + Duration::from_secs(s as u64)
                                     + Duration::from_millis(300),
@@ -322,34 +330,51 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
                             _ => None,
                         };
                     }
-                    Ok(GameEvent::Unknown) => debug!(game = %id, "unknown game event: {text}"),
+                    Ok(LiEvent::Unknown) => debug!(game = %id, "unknown game event: {text}"),
                     Err(e) => warn!(game = %id, "{e}"),
                 },
-                Some(Err(e)) => {
-                    warn!(game = %id, "game stream: {e}");
+                end => {
                     stream = None;
-                }
-                None => {
-                    stream = None;
-                    if ended {
+                    if view.ended {
                         continue;
                     }
-                    warn!(game = %id, "the game stream ended; opening it again");
-                    match open(&sh, &id).await {
-                        Some(s) => stream = Some(s),
-                        None => {
-                            let _ = tx.send(GameInput::ConnectionLost);
-                        }
-                    }
+                    let why = match end {
+                        Some(Err(e)) => e.to_string(),
+                        _ => "it ended before the game".to_string(),
+                    };
+                    warn!(game = %id, "the game stream broke ({why}); opening it again");
+                    deadline = Instant::now() + GIVE_UP;
+                    reopening = true;
+                    let (sh2, id2, rtx) = (sh.clone(), id.clone(), reopen_tx.clone());
+                    let cut = Instant::now();
+                    tokio::spawn(async move {
+                        let s = open(&sh2, &id2, deadline).await;
+                        let _ = rtx.send((s, cut));
+                    });
                 }
             },
+            Some((s, cut)) = reopen_rx.recv(), if reopening => {
+                reopening = false;
+                match s {
+                    Some(s) => {
+                        // Its first line, gameFull, re-synchronises the game.
+                        info!(game = %id, ms = cut.elapsed().as_millis() as u64, "the game stream is open again");
+                        stream = Some(s);
+                    }
+                    None if !view.ended => {
+                        error!(game = %id, "the game stream could not be opened again: the game is left to the server");
+                        let _ = tx.send(GameInput::ConnectionLost);
+                    }
+                    None => {}
+                }
+            }
             _ = sleep_until(claim_at) => {
                 claims += 1;
                 // Again in a few seconds if the claim is refused (too early, or a
                 // state crossed it); a handful of tries at most.
-                claim_at = (claims < 5 && !ended)
+                claim_at = (claims < 5 && !view.ended)
                     .then(|| tokio::time::Instant::now() + Duration::from_secs(3));
-                if !ended {
+                if !view.ended {
                     info!(game = %id, "the opponent has left: claiming the win");
                     spawn_request(&id, "claim victory", {
                         let api = sh.api.clone();
@@ -358,21 +383,25 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
                     });
                 }
             }
-            Some(c) = cmds.recv() => command(&sh, &id, &view, c, &tx),
+            Some((_, c)) = cmds.recv() => command(&sh, &id, &mut view, c, &tx, &news),
             out = &mut task => {
                 // Lines the game said last (the farewell) still go out.
-                // (The task's writer is gone with it: the channel ends at once.)
-                while let Ok(Some(c)) =
+                while let Ok(Some((_, c))) =
                     tokio::time::timeout(Duration::from_millis(200), cmds.recv()).await
                 {
-                    command(&sh, &id, &view, c, &tx);
+                    command(&sh, &id, &mut view, c, &tx, &news);
+                }
+                if !view.ended {
+                    let _ = news.send(GameNews::Result { id: id.clone() });
                 }
                 return match out {
-                    Ok(o) => Some(o),
+                    Ok(o) => done(Some(o)),
                     Err(e) => {
                         error!(game = %id, "the game task failed: {e}; resigning");
                         let _ = sh.api.resign(&id).await;
-                        None
+                        frame.emit(crate::bot::BotEvent::GamePanicked { game: number });
+                        frame.status.update(|s| s.games.retain(|g| g.game != number));
+                        done(None)
                     }
                 };
             }
@@ -383,6 +412,13 @@ pub async fn play(sh: Arc<Shared>, id: String, number: u32) -> Option<GameOutcom
 async fn sleep_until(t: Option<tokio::time::Instant>) {
     match t {
         Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn next(s: &mut Option<Ndjson>) -> Option<Result<String, crate::lichess::HttpError>> {
+    match s.as_mut() {
+        Some(s) => s.next_line().await,
         None => std::future::pending().await,
     }
 }
@@ -436,16 +472,14 @@ fn on_chat(
     );
 }
 
-async fn next(s: &mut Option<Ndjson>) -> Option<Result<String, crate::lichess::HttpError>> {
-    match s.as_mut() {
-        Some(s) => s.next_line().await,
-        None => std::future::pending().await,
-    }
-}
-
-/// A new state: the board to the game task, new offers, the end. True when the
-/// game is over.
-fn on_state(v: &mut View, s: GameState, tx: &mpsc::UnboundedSender<GameInput>, id: &str) -> bool {
+/// A new state: the position to the game task, new offers, the end.
+fn on_state(
+    v: &mut View,
+    s: GameState,
+    tx: &mpsc::UnboundedSender<GameInput>,
+    id: &str,
+    news: &mpsc::UnboundedSender<GameNews>,
+) {
     let at = Instant::now();
     match View::replay(&s.moves) {
         Ok((b, moves)) => {
@@ -453,44 +487,33 @@ fn on_state(v: &mut View, s: GameState, tx: &mpsc::UnboundedSender<GameInput>, i
             v.moves = moves;
         }
         Err(e) => {
-            // Never guessed: the board stays as it was, the game task waits.
+            // Never guessed: the position stays as it was, the game task waits.
             error!(game = id, "the server's move list cannot be replayed: {e}");
-            return false;
+            return;
         }
     }
-    let _ = tx.send(GameInput::Event(
-        ServerEvent::Style12(Box::new(v.style12(&s))),
-        at,
-    ));
+    let send = |ev: GameEvent| {
+        let _ = tx.send(GameInput::Event(ev, at));
+    };
+    send(GameEvent::Position(Box::new(v.position(&s))));
     let (draw, takeback) = match v.our_color {
         Color::White => (s.bdraw, s.btakeback),
         Color::Black => (s.wdraw, s.wtakeback),
     };
     if draw && !v.draw_offer {
-        let _ = tx.send(GameInput::Event(
-            ServerEvent::DrawOffer {
-                from: v.opponent.clone(),
-            },
-            at,
-        ));
+        send(GameEvent::Offer(Offer::Draw));
     }
     if takeback && !v.takeback_offer {
-        let _ = tx.send(GameInput::Event(
-            ServerEvent::TakebackRequest {
-                from: v.opponent.clone(),
-                plies: 1,
-            },
-            at,
-        ));
+        send(GameEvent::Offer(Offer::Takeback));
     }
     v.draw_offer = draw;
     v.takeback_offer = takeback;
-    let over = !s.in_progress();
-    if over {
-        let _ = tx.send(GameInput::Event(ServerEvent::GameEnd(v.end(&s)), at));
+    if !s.in_progress() && !v.ended {
+        v.ended = true;
+        send(GameEvent::End(v.end(&s)));
+        let _ = news.send(GameNews::Result { id: id.to_string() });
     }
     v.state = Some(s);
-    over
 }
 
 /// Runs a request on a task of its own, logging a failure.
@@ -510,72 +533,85 @@ where
 fn command(
     sh: &Arc<Shared>,
     id: &str,
-    v: &View,
-    c: ServerCommand,
+    v: &mut View,
+    c: GameCommand,
     tx: &mpsc::UnboundedSender<GameInput>,
+    news: &mpsc::UnboundedSender<GameNews>,
 ) {
     let api = sh.api.clone();
     let gid = id.to_string();
     match c {
-        ServerCommand::Move(text) => {
-            let uci = match v.board.parse_move(&text) {
-                Ok(m) => m.to_uci(),
-                Err(e) => {
-                    error!(game = id, "our move '{text}' does not fit the board: {e}");
-                    let _ = tx.send(GameInput::Event(
-                        ServerEvent::IllegalMove { text },
-                        Instant::now(),
-                    ));
-                    return;
-                }
-            };
+        GameCommand::Move(m) => {
+            if !v.board.is_legal(m) {
+                error!(game = id, %m, "our move does not fit the server's position; not sent");
+                let _ = tx.send(GameInput::Event(
+                    GameEvent::MoveRefused(format!("{m} does not fit the position")),
+                    Instant::now(),
+                ));
+                return;
+            }
+            let uci = m.to_uci();
             let tx = tx.clone();
             tokio::spawn(async move {
                 if let Err(e) = api.play(&gid, &uci, false).await {
                     warn!(game = %gid, "move {uci} refused: {e}");
-                    // The game task re-synchronises (`moves`) and thinks again.
+                    // The game task asks for the position again and thinks again.
                     let _ = tx.send(GameInput::Event(
-                        ServerEvent::IllegalMove {
-                            text: format!("{uci}: {e}"),
-                        },
+                        GameEvent::MoveRefused(format!("{uci}: {e}")),
                         Instant::now(),
                     ));
                 }
             });
         }
-        ServerCommand::Moves(_) => {
-            let _ = tx.send(GameInput::Event(
-                ServerEvent::GameMoves(v.move_list()),
-                Instant::now(),
-            ));
+        GameCommand::Resync => {
+            // The server's last state is the truth: the task gets it again.
+            if let Some(s) = v.state.clone() {
+                on_state(v, s, tx, id, news);
+            }
         }
-        ServerCommand::Draw => spawn_request(id, "draw", async move { api.draw(&gid, true).await }),
-        ServerCommand::Resign => spawn_request(id, "resign", async move { api.resign(&gid).await }),
-        ServerCommand::Abort => spawn_request(id, "abort", async move { api.abort(&gid).await }),
-        ServerCommand::Decline(_) if v.takeback_offer => {
+        GameCommand::OfferDraw | GameCommand::Answer(Offer::Draw, true) => {
+            spawn_request(id, "draw", async move { api.draw(&gid, true).await })
+        }
+        GameCommand::Answer(Offer::Draw, false) if v.draw_offer => spawn_request(
+            id,
+            "draw answer",
+            async move { api.draw(&gid, false).await },
+        ),
+        GameCommand::ClaimDraw => spawn_request(id, "draw claim", async move {
+            // The API's claim; where the server does not take it (an older
+            // server), `draw/yes`, which Lichess treats as the claim when the
+            // position allows one.
+            match api.claim_draw(&gid).await {
+                Ok(()) => Ok(()),
+                Err(e) => {
+                    debug!(game = %gid, "claim-draw refused ({e}); draw/yes");
+                    api.draw(&gid, true).await
+                }
+            }
+        }),
+        GameCommand::Answer(Offer::Takeback, yes) if v.takeback_offer => {
             spawn_request(id, "takeback answer", async move {
-                api.takeback(&gid, false).await
+                api.takeback(&gid, yes).await
             })
         }
-        ServerCommand::Decline(_) if v.draw_offer => {
-            spawn_request(
-                id,
-                "draw answer",
-                async move { api.draw(&gid, false).await },
-            )
+        GameCommand::Resign => spawn_request(id, "resign", async move { api.resign(&gid).await }),
+        GameCommand::Abort | GameCommand::Answer(Offer::Abort, true) => {
+            spawn_request(id, "abort", async move { api.abort(&gid).await })
         }
-        ServerCommand::Whisper(t) => spawn_request(id, "chat", async move {
+        GameCommand::Say(Channel::Whisper, t) => spawn_request(id, "chat", async move {
             api.chat(&gid, Room::Spectator, &t).await
         }),
-        ServerCommand::Kibitz(t) => spawn_request(id, "chat", async move {
+        GameCommand::Say(Channel::Kibitz, t) => spawn_request(id, "chat", async move {
             api.chat(&gid, Room::Player, &t).await?;
             api.chat(&gid, Room::Spectator, &t).await
         }),
-        ServerCommand::Say(t) | ServerCommand::Tell(_, t) => spawn_request(
-            id,
-            "chat",
-            async move { api.chat(&gid, Room::Player, &t).await },
-        ),
+        GameCommand::Say(Channel::Opponent, t) => {
+            spawn_request(
+                id,
+                "chat",
+                async move { api.chat(&gid, Room::Player, &t).await },
+            )
+        }
         other => debug!(game = id, ?other, "no Lichess request for this command"),
     }
 }
@@ -587,17 +623,15 @@ mod tests {
     fn view(moves: &str, our: Color) -> View {
         let (board, moves) = View::replay(moves).unwrap();
         View {
-            number: 7,
             white: "w".into(),
             black: "b".into(),
             our_color: our,
-            opponent: "x".into(),
-            initial_ms: 60_000,
             moves,
             board,
             state: None,
             draw_offer: false,
             takeback_offer: false,
+            ended: false,
         }
     }
 
@@ -626,11 +660,11 @@ mod tests {
         let mut s = state("e2e4", 60_000, 30_000);
         s.binc = 2000;
         s.winc = 2000;
-        assert_eq!(v.style12(&s).increment_secs, 2);
+        assert_eq!(v.position(&s).increment_ms, [2000, 2000]);
         s.bberserk = true;
         assert_eq!(
-            v.style12(&s).increment_secs,
-            0,
+            v.position(&s).increment_ms,
+            [2000, 0],
             "no increment once we berserked"
         );
         s.expiration = Some(crate::lichess::Expiration {
@@ -638,7 +672,7 @@ mod tests {
             millis_to_move: 20_000,
         });
         assert_eq!(
-            v.style12(&s).black_clock,
+            v.position(&s).clock_ms[1],
             2_000,
             "two fifths of the 5 s left to make the first move"
         );
@@ -646,34 +680,32 @@ mod tests {
             idle_millis: 25_000,
             millis_to_move: 20_000,
         });
-        assert_eq!(v.style12(&s).black_clock, 500, "never below half a second");
+        assert_eq!(v.position(&s).clock_ms[1], 500, "never below half a second");
         // Not our turn: the expiration is the opponent's.
         let w = view("", Color::Black);
-        assert_eq!(w.style12(&s).black_clock, FIRST_MOVE_MS);
+        assert_eq!(w.position(&s).clock_ms[1], FIRST_MOVE_MS);
     }
 
     #[test]
-    fn style12_from_uci_moves() {
+    fn positions_from_uci_moves() {
         let m = "e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 e1g1";
         let v = view(m, Color::Black);
-        let s = v.style12(&state(m, 50_000, 40_000));
-        let b = s.board().unwrap();
-        assert_eq!(b.to_fen(), v.board.to_fen());
-        assert_eq!(s.side_to_move, Color::Black);
-        assert_eq!(s.relation, 1);
-        assert_eq!(s.ply(), 7);
-        assert_eq!((s.white_clock, s.black_clock), (50_000, 40_000));
+        let p = v.position(&state(m, 50_000, 40_000));
+        assert_eq!(p.board().to_fen(), v.board.to_fen());
+        assert_eq!(p.board().side_to_move(), Color::Black);
+        assert_eq!(p.moves.len(), 7);
+        assert_eq!(p.clock_ms, [50_000, 40_000]);
+        assert!(p.ticking);
         let first = view("e2e4", Color::Black);
-        let s1 = first.style12(&state("e2e4", 60_000, 60_000));
+        let p1 = first.position(&state("e2e4", 60_000, 60_000));
         assert_eq!(
-            (s1.white_clock, s1.black_clock),
-            (60_000, FIRST_MOVE_MS),
+            p1.clock_ms,
+            [60_000, FIRST_MOVE_MS],
             "our clock capped before our first move"
         );
+        assert!(!p1.ticking);
         assert!(View::replay("e2e4 e2e4").is_err());
         assert!(View::replay("e1h1").is_err());
-        let ml = v.move_list();
-        assert_eq!(ml.moves.last().map(String::as_str), Some("O-O"));
     }
 
     #[test]
