@@ -19,8 +19,15 @@
 //! - `protocol`: the console, xboard and UCI front ends over `game` and `options`.
 //! - `text`: text files as the commands read them (UTF-8 or Latin-1, binaries
 //!   refused) and control characters escaped in messages.
+//! - `net`: what every server connection shares (`Secret`, `Backoff`).
+//! - `ics`: the FICS-lineage and ICC wire: transport, codec, typed events and
+//!   commands rendered by the server's profile, login; no game decisions.
 //! - `lichess`: the Lichess BOT API (HTTPS client, ndjson streams, typed events,
 //!   the 429 gate); the daemon's `bot::lichess` plays through it.
+//! - `settings`: the daemon's layered configuration into the option table.
+//! - `bot`: the daemon: accounts as siblings (`bot::ics`, `bot::lichess`, one
+//!   adapter each to the game port), one game life for all (`bot::life`), the game
+//!   task behind its port (`bot::play`), talk, lists, owners, observing, status.
 //! - `svg`: the SVG drawings pages share (board diagram, evaluation graph).
 //! - `web`: the daemon's read-only status page, JSON, metrics and health check
 //!   (reads the bot's published `Status`; commands nothing).

@@ -1,9 +1,10 @@
-//! Which challenges to accept: a formula over the challenge (rated or not, time and
-//! increment ranges, the challenger's rating, computer or human, standard chess
-//! only), the noplay list and the rematch limit. Our own adjourned games are always
-//! resumed. Declines carry a short reason for a polite tell.
+//! Which challenges to accept, on every server: a formula over the challenge
+//! (`Request`: rated or not, time and increment ranges, the challenger's rating,
+//! computer or human, standard chess only), the noplay list, the free slots and the
+//! rematch limit. Our own adjourned games are always resumed. A decline carries its
+//! `Refusal`: a few words for a polite tell on an ICS, Lichess's decline reason
+//! there.
 
-use crate::ics::Challenge;
 use crate::options::Options;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -101,64 +102,140 @@ impl Formula {
         }
     }
 
-    /// Decides on `c`; `in_a_row`: games just played in a row against this player.
-    pub fn judge(&self, c: &Challenge, noplay: &NoPlay, in_a_row: u32, busy: bool) -> Verdict {
-        let no = |s: &str| Verdict::Decline(s.to_string());
-        if noplay.contains(&c.challenger) {
-            return no("you are on my noplay list");
+    /// Decides on a challenge, whatever its server; `in_a_row`: games just
+    /// played in a row against this player; `busy`: no slot is free.
+    pub fn judge(
+        &self,
+        c: &Request,
+        noplay: &NoPlay,
+        in_a_row: u32,
+        busy: bool,
+    ) -> Result<(), Refusal> {
+        if c.names.iter().any(|n| noplay.contains(n)) {
+            return Err(Refusal::NoPlay);
         }
-        if c.adjourned {
-            return Verdict::Accept;
+        if c.resume {
+            return Ok(());
         }
         if busy {
-            return no("I am playing a game, try again later");
+            return Err(Refusal::Busy);
         }
         if !self.accept {
-            return no("I am not accepting challenges now");
+            return Err(Refusal::NotAccepting);
         }
-        let standard = matches!(
-            c.kind.as_str(),
-            "blitz" | "lightning" | "standard" | "bullet" | "rapid" | "untimed"
-        );
-        if !standard {
-            return no("I play standard chess only");
+        if !c.standard_chess {
+            return Err(Refusal::Variant);
         }
+        if !c.standard_start {
+            return Err(Refusal::SetUpPosition);
+        }
+        let Some((base, inc)) = c.clock else {
+            return Err(Refusal::Untimed);
+        };
         match (self.rated.as_str(), c.rated) {
-            ("rated", false) => return no("I play rated games only"),
-            ("unrated", true) => return no("I play unrated games only"),
+            ("rated", false) => return Err(Refusal::RatedOnly),
+            ("unrated", true) => return Err(Refusal::UnratedOnly),
             _ => {}
         }
-        if c.minutes < self.time.0 || c.minutes > self.time.1 {
-            return Verdict::Decline(format!(
-                "I play {}-{} minute games",
-                self.time.0, self.time.1
-            ));
+        if base < self.time.0 * 60 {
+            return Err(Refusal::TooFast(self.time));
         }
-        if c.increment < self.inc.0 || c.increment > self.inc.1 {
-            return Verdict::Decline(format!(
-                "I play increments of {}-{} seconds",
-                self.inc.0, self.inc.1
-            ));
+        if base > self.time.1 * 60 {
+            return Err(Refusal::TooSlow(self.time));
         }
-        if c.minutes == 0 && c.increment == 0 {
-            return no("I do not play untimed games");
+        if inc < self.inc.0 || inc > self.inc.1 {
+            return Err(Refusal::Increment(self.inc));
         }
-        let r = c.challenger_rating.unwrap_or(0);
+        if base == 0 && inc == 0 {
+            return Err(Refusal::Untimed);
+        }
+        let r = c.rating.unwrap_or(0);
         if r < self.rating.0 || r > self.rating.1 {
-            return Verdict::Decline(format!(
-                "I play opponents rated {}-{}",
-                self.rating.0, self.rating.1
-            ));
+            return Err(Refusal::Rating(self.rating));
         }
         if c.computer && !self.computers {
-            return no("I do not play computers");
+            return Err(Refusal::NoComputers);
         }
         if !c.computer && !self.humans {
-            return no("I play computers only");
+            return Err(Refusal::ComputersOnly);
         }
         if self.max_rematches > 0 && in_a_row >= self.max_rematches {
-            return no("we have played enough games in a row, let others have a turn");
+            return Err(Refusal::Rematches);
         }
-        Verdict::Accept
+        Ok(())
+    }
+}
+
+/// A challenge as the formula reads it, from any server.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// The challenger's names (handle; on Lichess its id and its name), for the
+    /// noplay list.
+    pub names: Vec<String>,
+    pub rating: Option<i32>,
+    pub rated: bool,
+    /// Standard chess (no variant).
+    pub standard_chess: bool,
+    /// From the standard start position.
+    pub standard_start: bool,
+    /// Initial time and increment in seconds; `None` for a game without a clock
+    /// (correspondence, unlimited).
+    pub clock: Option<(u32, u32)>,
+    /// The challenger is a computer (the server's title, or our C list).
+    pub computer: bool,
+    /// Our own adjourned game: always resumed (unless the opponent is on the
+    /// noplay list).
+    pub resume: bool,
+}
+
+/// Why a challenge is declined: said politely on an ICS (`text`), mapped to the
+/// server's own reasons on Lichess.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    NoPlay,
+    Busy,
+    NotAccepting,
+    ShuttingDown,
+    Variant,
+    SetUpPosition,
+    Untimed,
+    RatedOnly,
+    UnratedOnly,
+    /// The initial time is under the range (minutes).
+    TooFast((u32, u32)),
+    /// The initial time is over the range (minutes).
+    TooSlow((u32, u32)),
+    /// The increment is outside the range (seconds).
+    Increment((u32, u32)),
+    Rating((i32, i32)),
+    NoComputers,
+    ComputersOnly,
+    Rematches,
+}
+
+impl Refusal {
+    /// The reason in a few words, for a polite tell.
+    pub fn text(self) -> String {
+        match self {
+            Refusal::NoPlay => "you are on my noplay list".into(),
+            Refusal::Busy => "I am playing a game, try again later".into(),
+            Refusal::NotAccepting => "I am not accepting challenges now".into(),
+            Refusal::ShuttingDown => "I am shutting down".into(),
+            Refusal::Variant => "I play standard chess only".into(),
+            Refusal::SetUpPosition => "I play from the standard start only".into(),
+            Refusal::Untimed => "I do not play untimed games".into(),
+            Refusal::RatedOnly => "I play rated games only".into(),
+            Refusal::UnratedOnly => "I play unrated games only".into(),
+            Refusal::TooFast((a, b)) | Refusal::TooSlow((a, b)) => {
+                format!("I play {a}-{b} minute games")
+            }
+            Refusal::Increment((a, b)) => format!("I play increments of {a}-{b} seconds"),
+            Refusal::Rating((a, b)) => format!("I play opponents rated {a}-{b}"),
+            Refusal::NoComputers => "I do not play computers".into(),
+            Refusal::ComputersOnly => "I play computers only".into(),
+            Refusal::Rematches => {
+                "we have played enough games in a row, let others have a turn".into()
+            }
+        }
     }
 }

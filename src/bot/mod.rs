@@ -12,13 +12,14 @@
 //! ledger, counters, metrics). The accounts own the wire: each maps its server's
 //! messages to the port in one adapter (`ics::adapter`, `lichess::adapter`).
 //!
-//! The bot behaviour beside it: `talk` (whisper/kibitz levels and noise), `lists`
-//! (GM/IM/C/AK/S), `formula` (which challenges to accept), `observe` (analysing
-//! observed games and broadcasts on an engine of its own), `owner` (owners'
-//! commands by tell, with permissions), `archive` (PGN records, game logs, the
-//! instance lock), `history` (the results ledger) and `status` (what the operator's
-//! window reads: `Daemon::status`). `mode tournament` turns off seeking and
-//! everything list-based and leaves resigning, draws and aborts to the operator.
+//! The bot behaviour beside it, the same for every account: `talk` (whisper/kibitz
+//! levels and noise), `lists` (GM/IM/C/AK/S), `formula` (which challenges to accept,
+//! with the reason of a refusal), `archive` (PGN records, game logs, the instance
+//! lock), `history` (the results ledger) and `status` (what the operator's window
+//! reads: `Daemon::status`). Observing broadcasts and owners' commands by tell are
+//! the ICS account's (`ics::observe`, `ics::owner`). `mode tournament` turns off
+//! seeking and everything list-based and leaves resigning, draws and aborts to the
+//! operator.
 
 pub mod archive;
 pub mod brain;
@@ -28,8 +29,6 @@ pub mod ics;
 pub mod lichess;
 pub mod life;
 pub mod lists;
-pub mod observe;
-pub mod owner;
 pub mod play;
 pub mod status;
 pub mod talk;
@@ -39,7 +38,7 @@ use crate::options::Options;
 use crate::settings::{KeyCheck, Settings, SettingsError};
 use brain::Fault;
 use formula::Verdict;
-use observe::Target;
+use ics::observe::Target;
 use play::{GameOutcome, GameStats};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -53,7 +52,7 @@ use tracing::{error, info, warn};
 pub const KEY_CHECKS: &[KeyCheck] = &[
     KeyCheck {
         key: "bot.owners",
-        check: |o| owner::Owners::parse(o.str("bot.owners")).map(|_| ()),
+        check: |o| ics::owner::Owners::parse(o.str("bot.owners")).map(|_| ()),
         fix: "list registered handles with a level, for example \"alice:admin, bob:operator, carol:viewer\"",
     },
     KeyCheck {

@@ -537,9 +537,14 @@ pub fn page(s: &Status, token_query: &str) -> String {
     let mut h = String::with_capacity(32 * 1024);
     let _ = write!(
         h,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>kibitzer: {handle} on {server}</title><style>{STYLE}</style></head><body data-token=\"{token}\" data-now=\"{now}\"><header><h1>kibitzer {version}</h1><span>{handle} on {server}</span><span id=\"live\">static</span></header><main>",
-        handle = escape(&s.accounts.iter().map(|a| a.handle.as_str()).filter(|h| !h.is_empty()).collect::<Vec<_>>().join(", ")),
-        server = escape(&s.accounts.iter().map(|a| a.server.as_str()).collect::<Vec<_>>().join(", ")),
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>kibitzer: {who}</title><style>{STYLE}</style></head><body data-token=\"{token}\" data-now=\"{now}\"><header><h1>kibitzer {version}</h1><span>{who}</span><span id=\"live\">static</span></header><main>",
+        who = escape(
+            &s.accounts
+                .iter()
+                .map(|a| format!("{} on {}", a.handle, a.server))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         token = escape(token_query),
         version = escape(&s.version),
         now = unix_ms(),

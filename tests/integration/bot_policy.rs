@@ -4,8 +4,8 @@
 //! nothing unasked; bad table entries refused by the settings loader with the key.
 
 use crate::session::test_options;
+use kibitzer::bot::ics::owner::{Level, OwnerCommand, Owners};
 use kibitzer::bot::lists::Lists;
-use kibitzer::bot::owner::{Level, OwnerCommand, Owners};
 use kibitzer::chess::Color;
 use kibitzer::engine::{EventSink, SearchEvent};
 use kibitzer::game::{ClassRules, EngineAction, Game, Opponent, OpponentClass, Policy};

@@ -552,6 +552,7 @@ async fn lichess_and_fics_in_one_daemon() {
     let d = Daemon::new(s);
     let mut events = d.subscribe();
     let control = d.control();
+    let status = d.status();
     let handle = tokio::spawn(d.run());
     assert!(
         event_stream_opened(&fake).await,
@@ -575,6 +576,28 @@ async fn lichess_and_fics_in_one_daemon() {
         1,
         "one Lichess game, one FICS game: {ended:?}"
     );
+    let mut accounts: Vec<&str> = ended.iter().map(|r| r.account.as_str()).collect();
+    accounts.sort();
+    assert_eq!(accounts, ["ics", "lichess"]);
+    // Both accounts on the status, each logged in; both games counted under their
+    // account and in the results.
+    let mut st = status.borrow().clone();
+    for _ in 0..100 {
+        if st.results.rows.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        st = status.borrow().clone();
+    }
+    let mut names: Vec<&str> = st.accounts.iter().map(|a| a.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["ics", "lichess"]);
+    assert!(st.health().is_ok(), "{:?}", st.health());
+    assert_eq!(st.results.rows.len(), 2, "both games in the results");
+    for a in ["ics", "lichess"] {
+        let n: u64 = st.counters.games[a].values().flat_map(|c| c.values()).sum();
+        assert_eq!(n, 1, "{a}: {:?}", st.counters.games);
+    }
     for r in &ended {
         assert!(
             ["1-0", "0-1", "1/2-1/2"].contains(&r.result.as_str()),

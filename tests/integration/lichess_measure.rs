@@ -127,3 +127,91 @@ async fn lichess_measure() {
     });
     bot.stop().await;
 }
+
+/// The measurement of recovering streams (ignored by default): 20 games at
+/// 1+0, the game stream cut by a TCP reset in every 5th game and by 70 s of silence
+/// once; reports time forfeits, games stuck (a slot never freed: the next challenge
+/// declined), and the time from each cut to the stream open again (median, max).
+///
+/// `cargo test --test integration lichess_cuts_measure -- --ignored --nocapture`
+/// (`KIBITZER_LICHESS_MEASURE=n` for another number of games).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "long: plays 20 games at 1+0 with cut streams"]
+async fn lichess_cuts_measure() {
+    use crate::lichess_fake_server::{Cut, StreamCut};
+    let n: usize = std::env::var("KIBITZER_LICHESS_MEASURE")
+        .ok()
+        .and_then(|v| v.split(',').next()?.trim().parse().ok())
+        .unwrap_or(20);
+    let mut cuts: Vec<StreamCut> = (0..n)
+        .filter(|i| i % 5 == 4)
+        .map(|game| StreamCut {
+            game,
+            after_states: 9,
+            kind: Cut::Reset,
+        })
+        .collect();
+    cuts.push(StreamCut {
+        game: 2,
+        after_states: 13,
+        kind: Cut::Silence(Duration::from_secs(70)),
+    });
+    let cfg = FakeConfig {
+        opponent_delay: Duration::from_millis(100),
+        stream_cuts: cuts,
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-cuts-measure",
+        &["hash=16M", "bot.max_rematches=0"],
+    )
+    .await;
+    let (mut forfeits, mut unfinished, mut results) = (0, 0, Vec::new());
+    for i in 0..n {
+        let id = format!("cut{i}");
+        let color = if i % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        bot.fake
+            .challenge(ChallengeSpec::standard(&id, 60, 0, color));
+        let r = bot.game_ended(Duration::from_secs(400)).await;
+        results.push(r.result.clone());
+        if r.result == "*" || r.result.is_empty() {
+            unfinished += 1;
+        }
+        bot.fake.with(|_, games| {
+            let g = games.iter().find(|g| g.id == id).unwrap();
+            if g.status == "outoftime" && g.winner != Some(color) {
+                forfeits += 1;
+            }
+        });
+    }
+    let (declined, recover, cut_count, illegal) = bot.fake.with(|s, games| {
+        let mut rec: Vec<f64> = Vec::new();
+        let mut cuts = 0;
+        for g in games {
+            for c in &g.cut_at {
+                cuts += 1;
+                if let Some(t) = g.opened_at.iter().find(|t| *t > c) {
+                    rec.push(t.duration_since(*c).as_secs_f64() * 1000.0);
+                }
+            }
+        }
+        (s.declined.len(), rec, cuts, s.illegal)
+    });
+    let mut recover = recover;
+    let line = format!(
+        "{n} games at 1+0: results {results:?}; time forfeits {forfeits}, unfinished {unfinished}, challenges declined (stuck slots) {declined}, illegal moves {illegal}; {cut_count} cuts, {} recovered, time to the stream open again: median {:.0} ms, max {:.0} ms",
+        recover.len(),
+        percentile(&mut recover, 0.5),
+        percentile(&mut recover, 1.0),
+    );
+    eprintln!("{line}");
+    assert_eq!(forfeits, 0, "{line}");
+    assert_eq!(declined, 0, "{line}");
+    assert_eq!(recover.len(), cut_count, "{line}");
+    bot.stop().await;
+}

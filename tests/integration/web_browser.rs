@@ -227,6 +227,127 @@ async fn chromium_renders_the_live_page() {
 
 // ----- the measurement ----------------------------------------------------------------
 
+/// Every account on the page in a real browser, with its state: a daemon whose ICS
+/// server cannot be reached (backing off: why, and when it tries again) beside a
+/// Lichess account that plays, and a Lichess-only daemon (connected, its engine
+/// shown). `KIBITZER_SCREENSHOT_ACCOUNTS=<prefix>` keeps the two screenshots as
+/// `<prefix>-both.png` and `<prefix>-lichess.png`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_shows_every_account_with_its_state() {
+    use crate::lichess_fake_server::{ChallengeSpec, FakeConfig as LiConfig, FakeLichess, TOKEN};
+    let Some(chromium) = chromium("chromium_shows_every_account_with_its_state") else {
+        return;
+    };
+    let fake = FakeLichess::start(LiConfig {
+        opponent_delay: Duration::from_millis(400),
+        ..LiConfig::default()
+    })
+    .await;
+    // A port nobody listens on.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    for (tag, ics_on) in [("both", true), ("lichess", false)] {
+        let dir = crate::daemon::temp_dir(&format!("accounts-page-{tag}"));
+        let mut extra = vec![
+            format!("ics.enabled={}", if ics_on { "on" } else { "off" }),
+            "ics.server=127.0.0.1".to_string(),
+            format!("ics.port={closed}"),
+            "ics.handle=botone".into(),
+            "ics.reconnect_min=30".into(),
+            "ics.reconnect_max=60".into(),
+        ];
+        extra.retain(|e| ics_on || !e.starts_with("ics.server") && !e.starts_with("ics.port"));
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let d = Daemon::new(crate::lichess::settings(&fake.url(), &dir, TOKEN, &extra));
+        let w = web::start(WebConfig::new("127.0.0.1:0".parse().unwrap()), d.status())
+            .await
+            .expect("web");
+        let control = d.control();
+        let handle = tokio::spawn(d.run());
+        let id = format!("page{tag}");
+        fake.challenge(ChallengeSpec::standard(
+            &id,
+            120,
+            0,
+            kibitzer::chess::Color::White,
+        ));
+        let a = w.local_addr();
+        let end = Instant::now() + Duration::from_secs(40);
+        loop {
+            let v = status_json(a).await;
+            let li = v["accounts"]
+                .as_array()
+                .and_then(|x| x.iter().find(|a| a["name"] == "lichess").cloned());
+            let ics_ready = !ics_on
+                || v["accounts"].as_array().is_some_and(|x| {
+                    x.iter()
+                        .any(|a| a["name"] == "ics" && a["state"] == "backing_off")
+                });
+            if li.is_some_and(|l| l["state"] == "logged_in")
+                && ics_ready
+                && v["games"][0]["ply"].as_u64().unwrap_or(0) >= 4
+            {
+                break;
+            }
+            assert!(
+                Instant::now() < end,
+                "both accounts settle: {v:#} {:?}",
+                fake.with(|s, g| (s.declined.clone(), s.accepted.clone(), g.len()))
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let url = format!("http://{a}/");
+        let profile = dir.join("chromium-profile");
+        let dom = headless(&chromium, &profile, &url, "--dump-dom").await;
+        assert!(dom.contains("data-account=\"lichess\""), "{dom}");
+        assert!(dom.contains("id=\"state-lichess\">connected<"), "{dom}");
+        assert!(
+            dom.contains("Game lichess/"),
+            "the Lichess game is shown: {dom}"
+        );
+        let health = get(a, "/healthz").await;
+        if ics_on {
+            assert!(dom.contains("data-account=\"ics\""), "{dom}");
+            assert!(dom.contains("id=\"state-ics\">disconnected<"), "{dom}");
+            assert!(
+                dom.contains("cannot log in"),
+                "why the ICS account is down: {dom}"
+            );
+            assert!(
+                dom.contains("class=\"until\""),
+                "when it tries again: {dom}"
+            );
+            assert_eq!(health.code, 503);
+            assert!(health.body.contains("ics account"), "{}", health.body);
+        } else {
+            assert!(!dom.contains("data-account=\"ics\""), "{dom}");
+            assert_eq!(health.code, 200, "{}", health.body);
+        }
+        let shot = dir.join("page.png");
+        headless(
+            &chromium,
+            &profile,
+            &url,
+            &format!("--screenshot={}", shot.display()),
+        )
+        .await;
+        if let Some(keep) = std::env::var_os("KIBITZER_SCREENSHOT_ACCOUNTS") {
+            let keep = format!("{}-{tag}.png", keep.to_string_lossy());
+            std::fs::copy(&shot, keep).expect("copy the screenshot");
+        }
+        let (pw, ph, colours) = png_is_not_blank(&shot);
+        assert!(
+            pw >= 800 && ph >= 600 && colours > 20,
+            "{pw}x{ph} {colours}"
+        );
+        control.send(ControlMsg::Quit);
+        let _ = tokio::time::timeout(Duration::from_secs(20), handle).await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// A masked client text frame of any length.
 fn ws_client_text(payload: &[u8]) -> Vec<u8> {
     let mask = [3u8, 1, 4, 1];

@@ -8,6 +8,7 @@
 
 use super::adapter::IcsGame;
 use super::*;
+use crate::bot::formula::{Refusal, Request};
 use crate::bot::play::port::GameInput;
 use crate::bot::status::LiveGame;
 use crate::ics::{Incoming, ServerCommand, ServerProfile};
@@ -25,6 +26,23 @@ pub(super) type Games = HashMap<u32, Game>;
 /// The game still being played (its result not yet seen), if any.
 pub(super) fn live(games: &Games) -> Option<&Game> {
     games.values().find(|g| !g.adapter.ended)
+}
+
+/// An ICS challenge as the formula reads it.
+fn request(c: &Challenge) -> Request {
+    Request {
+        names: vec![c.challenger.clone()],
+        rating: c.challenger_rating,
+        rated: c.rated,
+        standard_chess: matches!(
+            c.kind.as_str(),
+            "blitz" | "lightning" | "standard" | "bullet" | "rapid" | "untimed"
+        ),
+        standard_start: true,
+        clock: Some((c.minutes * 60, c.increment)),
+        computer: c.computer,
+        resume: c.adjourned,
+    }
 }
 
 async fn sleep_until(t: Option<Instant>) {
@@ -54,7 +72,7 @@ impl Account {
                 return end;
             }
         }
-        self.st.observer.guest = super::super::owner::is_guest(&handle);
+        self.st.observer.guest = super::owner::is_guest(&handle);
         self.st.observer.start(&w);
         self.seek_all(&w);
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -319,14 +337,14 @@ impl Account {
         let live_number = live(games).map(|g| g.setup.game);
         match ev {
             ServerEvent::Style12(ref s) => {
-                if let Some(seen) = super::super::observe::Seen::of_style12(s) {
+                if let Some(seen) = super::observe::Seen::of_style12(s) {
                     self.st.observer.on_board(seen, w);
                     self.publish_observed();
                 }
                 hooks.event(&ev, w);
             }
             ServerEvent::Position(ref p) => {
-                if let Some(seen) = super::super::observe::Seen::of_position(p) {
+                if let Some(seen) = super::observe::Seen::of_position(p) {
                     self.st.observer.on_board(seen, w);
                     self.publish_observed();
                 }
@@ -480,10 +498,17 @@ impl Account {
         let in_a_row = self.st.opponents.in_a_row(&c.challenger);
         let now = Instant::now();
         let busy = !self.st.slots.free(now);
-        let mut verdict = self.st.formula.judge(&c, &self.st.noplay, in_a_row, busy);
-        if self.st.draining {
-            verdict = Verdict::Decline("I am shutting down".into());
-        }
+        let judged = if self.st.draining {
+            Err(Refusal::ShuttingDown)
+        } else {
+            self.st
+                .formula
+                .judge(&request(&c), &self.st.noplay, in_a_row, busy)
+        };
+        let verdict = match judged {
+            Ok(()) => Verdict::Accept,
+            Err(r) => Verdict::Decline(r.text()),
+        };
         let verdict = self.ctx.hooks.challenge(&c, verdict);
         info!(challenger = %c.challenger, ?verdict, "challenge: {}", c.line.trim());
         match &verdict {

@@ -11,6 +11,8 @@
 
 pub mod adapter;
 mod connected;
+pub mod observe;
+pub mod owner;
 mod tells;
 
 use super::archive::Archive;
@@ -18,8 +20,6 @@ use super::brain::Brain;
 use super::formula::{Formula, NoPlay, Verdict};
 use super::life::{Opponents, Slots};
 use super::lists::Lists;
-use super::observe::Observer;
-use super::owner::Owners;
 use super::play::port::{PortRx, PortSender, PortTx};
 use super::play::{GameOutcome, GameSetup};
 use super::status::{AccountStatus, StatusTx};
@@ -30,6 +30,8 @@ use crate::ics::timeseal::Version;
 use crate::ics::{Backoff, Challenge, ServerEvent, ServerKind, Writer};
 use crate::options::{Options, Source};
 use crate::settings::Settings;
+use observe::Observer;
+use owner::Owners;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -3,9 +3,9 @@
 //! refusal, once per handle per ten minutes so nobody can make the bot spam.
 
 use super::connected::{live, Games};
+use super::observe::Target;
+use super::owner::{self, OwnerCommand};
 use super::*;
-use crate::bot::observe::Target;
-use crate::bot::owner::{self, OwnerCommand};
 use crate::bot::play::port::GameInput;
 use crate::bot::ControlMsg;
 use crate::ics::ServerCommand;

@@ -14,7 +14,7 @@ pub mod chat;
 pub mod matchmaking;
 
 use super::archive::{self, Archive};
-use super::formula::{Formula, NoPlay};
+use super::formula::{Formula, NoPlay, Refusal, Request};
 use super::life::{Opponents, Slots};
 use super::lists::Lists;
 use super::status::{AccountStatus, StatusTx};
@@ -46,64 +46,43 @@ pub struct Shared {
     pub status: StatusTx,
 }
 
-/// The challenge policy: the FICS formula's limits, Lichess's reasons.
-pub fn judge(
-    f: &Formula,
-    noplay: &NoPlay,
-    c: &Challenge,
-    in_a_row: u32,
-    busy: bool,
-) -> Result<(), DeclineReason> {
-    let Some(who) = &c.challenger else {
-        return Err(DeclineReason::Generic);
+/// A Lichess challenge as the formula reads it (`None`: no challenger, an open
+/// challenge).
+pub fn request(c: &Challenge) -> Option<Request> {
+    let who = c.challenger.as_ref()?;
+    let clock = match (c.time_control.limit, c.time_control.increment) {
+        (Some(l), Some(i)) if c.time_control.kind == "clock" => Some((l, i)),
+        _ => None,
     };
-    if noplay.contains(&who.id) || noplay.contains(&who.name) {
-        return Err(DeclineReason::Generic);
+    Some(Request {
+        names: vec![who.id.clone(), who.name.clone()],
+        rating: who.rating,
+        rated: c.rated,
+        standard_chess: c.variant.key == "standard",
+        standard_start: c.initial_fen.as_deref().is_none_or(|p| p == "startpos"),
+        clock,
+        computer: who.title.as_deref() == Some("BOT"),
+        resume: false,
+    })
+}
+
+/// Lichess's decline reason for a refusal.
+pub fn reason(r: Refusal) -> DeclineReason {
+    match r {
+        Refusal::NoPlay | Refusal::Rating(_) => DeclineReason::Generic,
+        Refusal::Busy | Refusal::NotAccepting | Refusal::ShuttingDown | Refusal::Rematches => {
+            DeclineReason::Later
+        }
+        Refusal::Variant => DeclineReason::Variant,
+        Refusal::SetUpPosition => DeclineReason::Standard,
+        Refusal::Untimed | Refusal::Increment(_) => DeclineReason::TimeControl,
+        Refusal::RatedOnly => DeclineReason::Rated,
+        Refusal::UnratedOnly => DeclineReason::Casual,
+        Refusal::TooFast(_) => DeclineReason::TooFast,
+        Refusal::TooSlow(_) => DeclineReason::TooSlow,
+        Refusal::NoComputers => DeclineReason::NoBot,
+        Refusal::ComputersOnly => DeclineReason::OnlyBot,
     }
-    if busy || !f.accept {
-        return Err(DeclineReason::Later);
-    }
-    if c.variant.key != "standard" {
-        return Err(DeclineReason::Variant);
-    }
-    if c.initial_fen.as_deref().is_some_and(|p| p != "startpos") {
-        return Err(DeclineReason::Standard);
-    }
-    let (Some(limit), Some(inc)) = (c.time_control.limit, c.time_control.increment) else {
-        return Err(DeclineReason::TimeControl);
-    };
-    if c.time_control.kind != "clock" || (limit == 0 && inc == 0) {
-        return Err(DeclineReason::TimeControl);
-    }
-    match (f.rated.as_str(), c.rated) {
-        ("rated", false) => return Err(DeclineReason::Rated),
-        ("unrated", true) => return Err(DeclineReason::Casual),
-        _ => {}
-    }
-    if limit < f.time.0 * 60 {
-        return Err(DeclineReason::TooFast);
-    }
-    if limit > f.time.1 * 60 {
-        return Err(DeclineReason::TooSlow);
-    }
-    if inc < f.inc.0 || inc > f.inc.1 {
-        return Err(DeclineReason::TimeControl);
-    }
-    let bot = who.title.as_deref() == Some("BOT");
-    if bot && !f.computers {
-        return Err(DeclineReason::NoBot);
-    }
-    if !bot && !f.humans {
-        return Err(DeclineReason::OnlyBot);
-    }
-    let r = who.rating.unwrap_or(0);
-    if r < f.rating.0 || r > f.rating.1 {
-        return Err(DeclineReason::Generic);
-    }
-    if f.max_rematches > 0 && in_a_row >= f.max_rematches {
-        return Err(DeclineReason::Later);
-    }
-    Ok(())
 }
 
 /// The account's running state.
@@ -659,10 +638,13 @@ impl Runner {
         }
         let in_a_row = self.opponents.in_a_row(&who.id);
         let busy = !self.slots.free(Instant::now());
-        let verdict = if self.draining {
-            Err(DeclineReason::Later)
-        } else {
-            judge(&self.formula, &self.noplay, &c, in_a_row, busy)
+        let verdict = match request(&c) {
+            None => Err(DeclineReason::Generic),
+            Some(_) if self.draining => Err(reason(Refusal::ShuttingDown)),
+            Some(q) => self
+                .formula
+                .judge(&q, &self.noplay, in_a_row, busy)
+                .map_err(reason),
         };
         info!(challenger = %who.name, challenge = %c.id, ?verdict, "lichess: challenge");
         // The slot is taken now, before the answer goes out: a challenge read while

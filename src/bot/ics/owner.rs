@@ -56,7 +56,7 @@ impl Owners {
         {
             let (name, level) = item.split_once(':').unwrap_or((item, "viewer"));
             let name = name.trim();
-            if !super::lists::valid_handle(name) {
+            if !crate::bot::lists::valid_handle(name) {
                 return Err(format!("'{name}' is not a handle"));
             }
             if is_guest(name) {

@@ -10,7 +10,7 @@
 //! `bot.observe_while_playing` is on. A guest account cannot talk in others' games:
 //! that is logged once and the bot stays quiet.
 
-use super::talk::{Change, Channel, Levels, Talk, Thought, Venue};
+use crate::bot::talk::{Change, Channel, Levels, Talk, Thought, Venue};
 use crate::chess::Board;
 use crate::engine::{EventSink, SearchEvent};
 use crate::game::Game;
@@ -44,7 +44,7 @@ impl Target {
             };
         }
         let (kind, name) = s.split_once(':').unwrap_or(("player", s));
-        if !super::lists::valid_handle(name) {
+        if !crate::bot::lists::valid_handle(name) {
             return Err(bad());
         }
         match kind.to_ascii_lowercase().as_str() {
@@ -349,17 +349,19 @@ impl Observer {
 
     /// Games observed now.
     /// The observed games as the status page shows them.
-    pub fn snapshot(&self) -> Vec<super::status::ObservedGame> {
+    pub fn snapshot(&self) -> Vec<crate::bot::status::ObservedGame> {
         self.games
             .iter()
-            .map(|(&game, g)| super::status::ObservedGame {
+            .map(|(&game, g)| crate::bot::status::ObservedGame {
                 game,
                 white: g.white.clone(),
                 black: g.black.clone(),
                 relay: g.relay,
                 fen: g.board.to_fen(),
                 search: g.last.as_ref().map(|t| {
-                    super::status::Search::new(&g.board, t.depth, t.score, t.nodes, t.time, &t.pv)
+                    crate::bot::status::Search::new(
+                        &g.board, t.depth, t.score, t.nodes, t.time, &t.pv,
+                    )
                 }),
                 talk: g.said.clone(),
             })
