@@ -1,5 +1,5 @@
 //! What the daemon is doing, published for readers outside the bot (the operator's
-//! window, `crate::web`): one `Status` value behind a `tokio::sync::watch` channel.
+//! window in `web`): one `Status` value behind a `tokio::sync::watch` channel.
 //! The supervisor and the game tasks change it with `StatusTx::update` (a short
 //! in-memory edit, never I/O, never waiting on a reader); readers take a clone of the
 //! latest value when they want it and never see a backlog. Counters for monitoring
