@@ -129,6 +129,20 @@ pub(crate) fn resync_prefix(icc: bool) -> &'static str {
     }
 }
 
+/// FICS re-synchronises a resumed game from `moves`; ICC's resume brings the
+/// moves with it (nothing to ask).
+fn assert_resumed_from_moves(stats: &FakeStats, icc: bool) {
+    if !icc {
+        assert!(
+            stats
+                .commands
+                .iter()
+                .any(|c| c.starts_with(resync_prefix(icc))),
+            "re-synchronised from moves: {stats:?}"
+        );
+    }
+}
+
 fn assert_clean(s: &FakeStats) {
     assert_eq!(s.illegal_moves, 0, "illegal moves sent: {s:?}");
     assert_eq!(s.bot_time_losses, 0, "time forfeits: {s:?}");
@@ -397,15 +411,7 @@ async fn resumed_claim(icc: bool) {
         stats.commands.iter().any(|c| c == &format!("match {OPP}")),
         "{stats:?}"
     );
-    if !icc {
-        assert!(
-            stats
-                .commands
-                .iter()
-                .any(|c| c.starts_with(resync_prefix(icc))),
-            "{stats:?}"
-        );
-    }
+    assert_resumed_from_moves(&stats, icc);
     assert!(s.results[0].1.contains("repetition"), "{s:?}");
     assert_clean(&stats);
     // The resumed game announces itself before its `Creating:` line: its time
@@ -461,17 +467,7 @@ async fn dropped(icc: bool) {
         stats.commands.iter().any(|c| c == &format!("match {OPP}")),
         "resumed by match"
     );
-    // FICS re-synchronises the resumed game from `moves`; ICC's resume brings
-    // the moves with it.
-    if !icc {
-        assert!(
-            stats
-                .commands
-                .iter()
-                .any(|c| c.starts_with(resync_prefix(icc))),
-            "re-synchronised from moves"
-        );
-    }
+    assert_resumed_from_moves(&stats, icc);
     assert!(evs
         .iter()
         .any(|e| matches!(e, BotEvent::Disconnected { .. })));
