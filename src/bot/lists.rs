@@ -86,22 +86,27 @@ impl Lists {
     }
 
     /// `list <NAME> [+name|-name ...]`: applies the changes, saves the file when
-    /// something changed, and returns the one-line report (`list GM (lists/GM): a b`).
+    /// something changed, and returns the one-line report (`list GM: a b`). The
+    /// report and the errors name the problem without repeating what was typed
+    /// (what an owner tells is never echoed back to the server) and show no path.
     pub fn command(&mut self, args: &str) -> Result<String, String> {
         let mut words = args.split_whitespace();
         let list = words.next().unwrap_or("");
         let Some(i) = index(list) else {
-            return Err(format!("'{list}' is not one of GM, IM, C, AK, S"));
+            return Err("that is not a list: the lists are GM, IM, C, AK and S".into());
         };
         let mut changes = Vec::new();
-        for w in words {
+        for (n, w) in words.enumerate() {
             let (add, name) = match w.split_at_checked(1) {
                 Some(("+", n)) => (true, n),
                 Some(("-", n)) => (false, n),
-                _ => return Err(format!("'{w}' is not +name or -name")),
+                _ => return Err(format!("change {} is not +name or -name", n + 1)),
             };
             if !valid_handle(name) {
-                return Err(format!("'{name}' is not a handle"));
+                return Err(format!(
+                    "change {} is not a handle (letters, digits, _ and -, at most 20)",
+                    n + 1
+                ));
             }
             changes.push((add, name.to_ascii_lowercase()));
         }
@@ -114,20 +119,29 @@ impl Lists {
             };
         }
         if changed {
-            self.save(i)
-                .map_err(|e| format!("{}: {e}", self.dir.join(NAMES[i]).display()))?;
+            self.save(i).map_err(|e| {
+                tracing::error!("cannot save {}: {e}", self.dir.join(NAMES[i]).display());
+                format!(
+                    "the {} list could not be saved (the log says why)",
+                    NAMES[i]
+                )
+            })?;
         }
         let names: Vec<&str> = self.sets[i].iter().map(String::as_str).collect();
         Ok(format!(
-            "list {} ({}): {}",
+            "list {}: {}",
             NAMES[i],
-            self.dir.join(NAMES[i]).display(),
             if names.is_empty() {
                 "empty".to_string()
             } else {
                 names.join(" ")
             }
         ))
+    }
+
+    /// The file of the list named `list` (`GM`...), for the local console.
+    pub fn path(&self, list: &str) -> Option<std::path::PathBuf> {
+        index(list).map(|i| self.dir.join(NAMES[i]))
     }
 
     /// Writes list `i`: the old file's comment lines first, then the handles, through a

@@ -19,9 +19,11 @@
 //! both; in live games between other players only whispers (kibitzing analysis to the
 //! players would be computer assistance), so there the higher of the two levels
 //! applies to whispers. Lines are cut at a word to the server's limit and at most
-//! `per_minute` lines go out per game in any minute, finished iterations (level 5) at
-//! most one per `60 s / per_minute` so the budget lasts through the game; the rest are
-//! dropped and counted.
+//! `per_minute` lines go out per game in any minute, spread over it: at most one per
+//! `60 s / per_minute` (finished iterations, level 5, on a clock of their own that a
+//! new position resets; every other line but mate announcements on another), so a
+//! burst of moves cannot spend the minute in a few seconds; the rest are dropped and
+//! counted.
 //!
 //! This module only decides and formats; the game task and the observer send the
 //! lines (`whisper`/`kibitz` in our own game, `xwhisper`/`xkibitz` in observed ones).
@@ -101,6 +103,8 @@ pub struct Talk {
     sent: VecDeque<Instant>,
     /// When the last iteration line went out (they are spread over the minute).
     last_iteration_at: Option<Instant>,
+    /// When the last other line (summary, book, change; not a mate) went out.
+    last_line_at: Option<Instant>,
     iteration_root: Option<u64>,
     /// Lines dropped by the rate limit.
     pub dropped: u64,
@@ -157,6 +161,7 @@ impl Talk {
             per_minute: per_minute.max(1),
             sent: VecDeque::new(),
             last_iteration_at: None,
+            last_line_at: None,
             iteration_root: None,
             dropped: 0,
             mate_said: None,
@@ -204,21 +209,24 @@ impl Talk {
             self.dropped += 1;
             return None;
         }
-        // Spread the budget: finished iterations (level 5) go out at most once per
-        // 60 s / per_minute, so the shallow iterations of the first second cannot
-        // spend the minute; the next one after the gap is a deeper one. Mates, move
-        // summaries, book lines and changes inside an iteration only count against
-        // the minute.
+        // Spread the budget: a line at most once per 60 s / per_minute, so the
+        // shallow iterations of the first second, or a burst of moves in a blitz
+        // broadcast, cannot spend the minute; the next line after the gap is about a
+        // deeper search or a later move. Finished iterations (level 5) keep a clock
+        // of their own (a new position's first one is not held back); mate
+        // announcements only count against the minute.
         let gap = Duration::from_secs(60) / self.per_minute as u32;
-        if level == 5 {
-            if self
-                .last_iteration_at
-                .is_some_and(|t| now.duration_since(t) < gap)
-            {
+        let last = match level {
+            1 => None,
+            5 => Some(&mut self.last_iteration_at),
+            _ => Some(&mut self.last_line_at),
+        };
+        if let Some(last) = last {
+            if last.is_some_and(|t| now.duration_since(t) < gap) {
                 self.dropped += 1;
                 return None;
             }
-            self.last_iteration_at = Some(now);
+            *last = Some(now);
         }
         self.sent.push_back(now);
         Some((ch, cut(&text, self.max_len)))

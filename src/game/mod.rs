@@ -213,6 +213,10 @@ pub struct Game {
     /// The engine's scores, one per engine move (its own view).
     scores: Vec<i32>,
     last_score: Option<i32>,
+    /// The score of the engine's last move when a search chose it (`None` after a
+    /// book or table move, and before the first search): what a draw offer is
+    /// judged on.
+    searched_score: Option<i32>,
     search_id: u64,
     /// The current search ends by itself (not infinite, not a ponder search).
     bounded: bool,
@@ -278,6 +282,7 @@ impl Game {
             table_policy: TablePolicy::default(),
             scores: Vec::new(),
             last_score: None,
+            searched_score: None,
             search_id: 0,
             bounded: false,
             slot: Arc::new(Mutex::new(None)),
@@ -553,6 +558,7 @@ impl Game {
         self.engine_side = Some(Color::Black);
         self.scores.clear();
         self.last_score = None;
+        self.searched_score = None;
         self.table_policy.new_game();
         self.policy.new_game();
         let tc = self.clocks.time_control();
@@ -735,7 +741,14 @@ impl Game {
         self.result = self.detect_result();
     }
 
-    /// The opponent offers a draw: the policy decides with the latest score.
+    /// Draw offers are judged only from this move on (unless the position is a dead
+    /// draw): an early offer meets no settled score.
+    pub const DRAW_OFFERS_FROM_MOVE: u16 = 20;
+
+    /// The opponent offers a draw. In a table position the tables decide; in a dead
+    /// draw (insufficient material, a repetition or fifty moves to claim) the policy
+    /// accepts unless it never accepts; otherwise only a real search's score counts
+    /// (never a book move's, never before the first search) and only from move 20.
     pub fn draw_offered(&mut self) -> bool {
         self.apply_opponent();
         if let Some(mut v) = self.table_verdict() {
@@ -748,8 +761,17 @@ impl Game {
             }
             return self.policy.accept_draw_by_tables(&v, &self.table_policy);
         }
-        let s = self.last_score.unwrap_or(0);
-        self.policy.accept_draw(s)
+        let b = &self.board;
+        if b.is_insufficient_material() || b.is_threefold_repetition() || b.is_fifty_move_draw() {
+            return self.policy.accept_draw(-crate::engine::MATE_IN_MAX);
+        }
+        if b.fullmove_number() < Self::DRAW_OFFERS_FROM_MOVE {
+            return false;
+        }
+        match self.searched_score {
+            Some(s) => self.policy.accept_draw(s),
+            None => false,
+        }
     }
 
     /// Clears the transposition table.

@@ -282,7 +282,9 @@ impl Game {
         self.apply_opponent();
         self.scores.push(r.score);
         self.last_score = Some(r.score);
-        if !std::mem::take(&mut self.last_hooked) {
+        let hooked = std::mem::take(&mut self.last_hooked);
+        self.searched_score = (!hooked).then_some(r.score);
+        if !hooked {
             if let Some(b) = self.book.as_mut() {
                 b.after_search(&self.board, r);
             }

@@ -91,9 +91,6 @@ pub struct IcsCodec {
 /// line or a long tell a few hundred).
 pub const DEFAULT_MAX_LINE: usize = 16 * 1024;
 
-/// Lines at least this long may have been wrapped, so a continuation may follow.
-const WRAP_CANDIDATE: usize = 30;
-
 impl Default for IcsCodec {
     fn default() -> Self {
         IcsCodec::new(DEFAULT_MAX_LINE)
@@ -128,6 +125,16 @@ impl IcsCodec {
         }
     }
 
+    /// The line held for a continuation, when the reader has waited long enough
+    /// for one (the server sent nothing more).
+    pub fn take_held(&mut self) -> Option<IcsItem> {
+        self.held.take().map(IcsItem::Line)
+    }
+
+    pub fn has_held(&self) -> bool {
+        self.held.is_some()
+    }
+
     fn flush_held(&mut self) {
         if let Some(h) = self.held.take() {
             self.out.push_back(IcsItem::Line(h));
@@ -143,6 +150,7 @@ impl IcsCodec {
         let text = String::from_utf8_lossy(&self.line).into_owned();
         self.line.clear();
         if text == "[G]" {
+            self.flush_held();
             self.out.push_back(IcsItem::Ping);
             return;
         }
@@ -163,7 +171,10 @@ impl IcsCodec {
         if text.trim().is_empty() {
             return;
         }
-        if text.len() >= WRAP_CANDIDATE && !text.starts_with("<12>") {
+        // Any line but a board may have been wrapped (even a short one: a tell
+        // whose first word did not fit, `alice tells you: ` alone), so it waits for
+        // the next bytes; the reader lets it go when nothing comes (`take_held`).
+        if !text.starts_with("<12>") {
             self.held = Some(text);
         } else {
             self.out.push_back(IcsItem::Line(text));
@@ -280,6 +291,7 @@ impl IcsCodec {
             0 => {
                 if self.line.ends_with(b"[G]") {
                     self.line.truncate(self.line.len() - 3);
+                    self.flush_held();
                     self.out.push_back(IcsItem::Ping);
                 }
             }

@@ -340,7 +340,17 @@ impl Connection {
             let mut frames = FramedRead::new(read, codec);
             let mut parser = LineParser::for_server(profile_kind);
             let why = loop {
-                match frames.next().await {
+                // A line held for a continuation waits a moment for the next bytes,
+                // no longer (the server sends its prompt right after its output).
+                let next = if frames.decoder().has_held() {
+                    match tokio::time::timeout(Duration::from_millis(100), frames.next()).await {
+                        Ok(n) => n,
+                        Err(_) => frames.decoder_mut().take_held().map(Ok),
+                    }
+                } else {
+                    frames.next().await
+                };
+                match next {
                     None => break "the server closed the connection".to_string(),
                     Some(Err(e)) => break format!("read error: {e}"),
                     Some(Ok(item)) => {

@@ -90,23 +90,29 @@ fn each_level_says_exactly_its_lines() {
     ];
     for (level, moved, iter, changes) in expect {
         let mut k = talk(level, 0, 0, Venue::Own);
+        // A line at most every 0.6 s (a hundred a minute): each call a second later.
+        let mut s = 0;
+        let mut at = || {
+            s += 1;
+            now + Duration::from_secs(s)
+        };
         assert_eq!(
-            texts(k.moved(&b, &t, None, now)),
+            texts(k.moved(&b, &t, None, at())),
             moved,
             "level {level} summary"
         );
         assert_eq!(
-            texts(k.iteration(&b, &t, now)),
+            texts(k.iteration(&b, &t, at())),
             iter,
             "level {level} iteration"
         );
         let mut got = Vec::new();
         for c in [Change::NewBest, Change::FailHigh, Change::FailLow] {
-            got.extend(texts(k.change(&b, c, &t, now)));
+            got.extend(texts(k.change(&b, c, &t, at())));
         }
         assert_eq!(got, changes, "level {level} changes");
         // Book moves from level 4 on.
-        let book = texts(k.moved(&b, &t, Some("e4 45%, d4 35%"), now));
+        let book = texts(k.moved(&b, &t, Some("e4 45%, d4 35%"), at()));
         if level >= 4 {
             assert_eq!(book, vec!["book: e4 45%, d4 35%"]);
         } else {
@@ -154,8 +160,8 @@ fn noise_keeps_everything_quiet_below_its_node_count() {
         let mut k = talk(6, 0, 100_000, Venue::Own);
         let t = thought(&b, MATE - 3, nodes, &["e4"]);
         let mut all = k.moved(&b, &t, None, now);
-        all.extend(k.iteration(&b, &t, now));
-        all.extend(k.change(&b, Change::FailHigh, &t, now));
+        all.extend(k.iteration(&b, &t, now + Duration::from_secs(1)));
+        all.extend(k.change(&b, Change::FailHigh, &t, now + Duration::from_secs(2)));
         assert_eq!(!all.is_empty(), said, "nodes {nodes}: {all:?}");
         if said {
             assert_eq!(all.len(), 4, "mate, summary, iteration, fail high: {all:?}");
@@ -254,6 +260,40 @@ fn the_talk_budget_is_spread_over_the_minute() {
         }
     }
     assert!(at.iter().filter(|&&ms| ms < 1_500).count() <= 1, "{at:?}");
+    assert!((11..=12).contains(&at.len()), "{at:?}");
+    for w in at.windows(2) {
+        assert!(w[1] - w[0] >= 5_000, "{at:?}");
+    }
+}
+
+/// Observing a blitz broadcast at level 3: a summary after every move, moves half a
+/// second apart. The lines are spread over the minute (at most one per 5 s with
+/// twelve a minute), not spent in the first seconds (seen on lasker: 12 lines in
+/// 8 s, then 52 s of silence).
+#[test]
+fn move_summaries_are_spread_over_the_minute_too() {
+    let b = Board::startpos();
+    let mut k = Talk::new(
+        Levels {
+            whisper: 3,
+            kibitz: 0,
+            noise: 0,
+        },
+        Venue::Live,
+        200,
+        12,
+    );
+    let t0 = Instant::now();
+    let mut at = Vec::new();
+    for i in 0..120u64 {
+        let mut t = thought(&b, i as i32, 10_000, &["e4", "e5", "Nf3"]);
+        t.depth = 8;
+        let now = t0 + Duration::from_millis(i * 500);
+        if !k.moved(&b, &t, None, now).is_empty() {
+            at.push(i * 500);
+        }
+    }
+    assert!(at.iter().filter(|&&ms| ms < 8_000).count() <= 2, "{at:?}");
     assert!((11..=12).contains(&at.len()), "{at:?}");
     for w in at.windows(2) {
         assert!(w[1] - w[0] >= 5_000, "{at:?}");

@@ -567,7 +567,7 @@ fn the_start_up_file_through_the_binary() {
 quit
 ",
     );
-    assert!(out.contains("list GM (lists/GM): carlsen"), "{out}");
+    assert!(out.contains("list GM: carlsen (file lists/GM)"), "{out}");
     assert_eq!(
         std::fs::read_to_string(cwd.join("lists/GM")).unwrap(),
         "carlsen\n"
@@ -598,10 +598,13 @@ fn clocks_draws_and_settings() {
     d.expect_contains("clock: White 1:00:00  Black 30:00");
     d.send("settc 10 2 3");
     d.expect_contains("clock: White 3:00  Black 2:00");
+    // An offer before move 20, with no search behind it: declined, and the game
+    // goes on.
     d.send("draw");
-    d.expect_contains("kibitzer accepts the draw: 1/2-1/2 {Draw by agreement}");
+    d.expect_contains("kibitzer declines the draw");
+    d.send("force");
     d.send("e4");
-    d.expect_contains("the game is over");
+    d.expect_contains("Black(1)");
     d.send("new");
     d.send("computer");
     d.expect_contains("the opponent is a computer");

@@ -335,10 +335,13 @@ async fn offers(icc: bool) {
     let r = start("offers", cfg, &["drawscore=1000"], |_| {}).await;
     let s = r.srv.wait_results(1, Duration::from_secs(40)).await;
     assert!(s.results[0].1.contains("resigns"), "{s:?}");
-    // Next game: the opponent offers a draw; with drawscore 1000 the bot accepts.
+    // Next game, from a level middlegame at move 30 (offers are judged from move
+    // 20, on a searched score): the opponent offers a draw; with drawscore 1000 the
+    // bot accepts.
     r.srv.set_config(|c| {
         c.opp_resign_at = None;
         c.opp_offer_draw_at = Some(4);
+        c.start_fen = Some("r1bq1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 0 30");
         c.games = 2;
     });
     r.srv.challenge_now();
@@ -347,6 +350,7 @@ async fn offers(icc: bool) {
     // Then an abort request on the first move is accepted, a takeback declined.
     r.srv.set_config(|c| {
         c.opp_offer_draw_at = None;
+        c.start_fen = None;
         c.opp_abort_request_at = Some(1);
         c.opp_color = Some(Color::White);
         c.games = 3;
@@ -460,6 +464,39 @@ async fn dropped(icc: bool) {
     };
     let r = start("drop", cfg, &[], |_| {}).await;
     let s = r.srv.wait_results(1, Duration::from_secs(60)).await;
+    // The record keeps what we thought of every move of ours, those before the
+    // interruption too (they were lost with the first game task).
+    let mut pgn = String::new();
+    for _ in 0..200 {
+        pgn = std::fs::read_to_string(r.dir.join("games.pgn")).unwrap_or_default();
+        if pgn.contains("resigns") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let records = kibitzer::chess::pgn::read_all(&pgn);
+    assert_eq!(records.len(), 1, "one record for the resumed game: {pgn}");
+    let g = records
+        .into_iter()
+        .next()
+        .expect("a record")
+        .expect("it reads");
+    let first = if g.tag("White") == Some("botone") {
+        0
+    } else {
+        1
+    };
+    let ours: Vec<_> = g.moves.iter().skip(first).step_by(2).collect();
+    assert!(ours.len() >= 6, "{pgn}");
+    for (i, m) in ours.iter().enumerate() {
+        let c = m.comment.as_deref().unwrap_or("");
+        assert!(
+            c.contains("[%eval ") || c.contains("book"),
+            "our move {} has its evaluation: {pgn}",
+            i + 1
+        );
+        assert!(c.contains("[%clk "), "{pgn}");
+    }
     let (stats, evs, _) = r.finish(Duration::from_secs(20)).await;
     assert!(stats.logins >= 2, "{stats:?}");
     assert!(s.results[0].1.contains("resigns"), "{s:?}");

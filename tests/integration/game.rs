@@ -389,11 +389,35 @@ fn the_engine_resigns_a_lost_game_through_the_policy() {
     let r = g.result().unwrap();
     assert_eq!(r.outcome, Outcome::BlackWins);
     assert_eq!(r.reason, "White resigns");
-    // Draw offers follow the draw score.
-    let (mut g, _c, _rx) = game_with(&opts(&[("drawscore", "-50")]));
-    assert!(!g.draw_offered());
-    g.configure(&opts(&[("drawscore", "0")]));
-    assert!(g.draw_offered());
+    // Draw offers follow the draw score of a real search, from move 20.
+    let (mut g, _c, rx) = game_with(&opts(&[("drawscore", "-50"), ("sd", "3")]));
+    g.set_fen("4k3/pppr4/8/8/8/8/PPPR4/4K3 w - - 0 40").unwrap();
+    g.set_engine_side(Some(Color::White));
+    assert!(!g.draw_offered(), "no search yet: nothing to judge by");
+    g.configure(&opts(&[("drawscore", "500"), ("sd", "3")]));
+    assert!(!g.draw_offered(), "still no search");
+    g.think(quiet());
+    let f = wait(&mut g, &rx);
+    assert!(
+        f.result.score.abs() < 300,
+        "rooks and pawns, level: {}",
+        f.result.score
+    );
+    g.engine_move(&f.result);
+    assert!(g.draw_offered(), "a searched score under the draw score");
+    g.configure(&opts(&[("drawscore", "-500"), ("sd", "3")]));
+    assert!(!g.draw_offered(), "a searched score above it");
+    // Before move 20 an offer is declined whatever the score, unless the position
+    // is a dead draw.
+    let (mut g, _c, rx) = game_with(&opts(&[("drawscore", "500"), ("sd", "3")]));
+    g.set_fen("4k3/pppr4/8/8/8/8/PPPR4/4K3 w - - 0 12").unwrap();
+    g.set_engine_side(Some(Color::White));
+    g.think(quiet());
+    let f = wait(&mut g, &rx);
+    g.engine_move(&f.result);
+    assert!(!g.draw_offered(), "move 12");
+    g.set_fen("4k3/8/8/8/8/8/8/4K3 w - - 0 3").unwrap();
+    assert!(g.draw_offered(), "bare kings: a dead draw");
 }
 
 #[test]

@@ -342,6 +342,19 @@ fn real_lasker_wrapped_tell_is_one_tell() {
             && t.len() >= 290),
         "{tells:?}"
     );
+    // A tell with no space to break at: its first line is only `bottwo tells you: `,
+    // the 300 digits all on continuation lines. One tell, nothing unknown.
+    assert!(
+        tells
+            .iter()
+            .any(|t| t.len() == 300 && t.chars().all(|c| c.is_ascii_digit())),
+        "{tells:?}"
+    );
+    assert!(
+        !evs.iter()
+            .any(|e| matches!(e, ServerEvent::Unknown(l) if l.contains("0123456789"))),
+        "{evs:?}"
+    );
 }
 
 #[test]

@@ -267,16 +267,28 @@ fn draw_offers_follow_drawscore_and_result_ends_the_game() {
     d.send("ping 1");
     d.expect_prefix("pong 1");
     assert!(!d.lines().iter().any(|l| l == "offer draw"));
-    d.send("option drawscore=0");
+    // Before move 20 and before any search: declined whatever the draw score.
+    d.send("option drawscore=1000");
+    d.send("draw");
+    d.send("ping 2");
+    d.expect_prefix("pong 2");
+    assert!(!d.lines().iter().any(|l| l == "offer draw"));
+    // At move 30, after the engine's own search: the draw score decides.
+    d.send("force");
+    d.send("setboard r1bq1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R1BQ1RK1 w - - 0 30");
+    d.send("sd 3");
+    d.send("go");
+    d.expect_prefix("move ");
     d.send("draw");
     d.expect_prefix("offer draw");
     // result stops the thinking engine; no move follows.
+    d.send("new");
     d.send("sd 60");
     d.send("go");
     d.expect_prefix("4 ");
     d.send("result 1/2-1/2 {Draw by agreement}");
-    d.send("ping 2");
-    d.expect_prefix("pong 2");
+    d.send("ping 3");
+    d.expect_prefix("pong 3");
     d.expect_none_for(Duration::from_millis(50), "a move after result", |l| {
         l.starts_with("move")
     });

@@ -385,7 +385,21 @@ impl Account {
                         let _ = g.adapter.tx.send(GameInput::ConnectionLost);
                     }
                 }
-                let setup = self.game_setup(game, white, black, handle, continuing, kind, host);
+                let opponent = if white.eq_ignore_ascii_case(handle) {
+                    black
+                } else {
+                    white
+                };
+                let resumed = self.st.resuming.remove(&opponent.to_ascii_lowercase());
+                let setup = self.game_setup(
+                    game,
+                    white,
+                    black,
+                    handle,
+                    continuing || resumed,
+                    kind,
+                    host,
+                );
                 self.start_game(setup, unit, games);
             }
             ServerEvent::GameEnd(ref e) if games.contains_key(&e.game) => {
@@ -434,6 +448,7 @@ impl Account {
                     }
                     if live(games).is_none() && !self.st.draining {
                         info!(opponent = %n, "resuming our adjourned game");
+                        self.st.resuming.insert(n.to_ascii_lowercase());
                         w.send(&ServerCommand::Match(n));
                     } else if !self.st.resume.contains(&n) {
                         self.st.resume.push(n);
@@ -486,6 +501,7 @@ impl Account {
         if live(games).is_none() {
             self.seek_all(w);
             for name in std::mem::take(&mut self.st.resume) {
+                self.st.resuming.insert(name.to_ascii_lowercase());
                 w.send(&ServerCommand::Match(name));
             }
         }

@@ -120,6 +120,10 @@ struct State {
     creating: Option<ServerEvent>,
     /// Opponents whose adjourned games wait for a free slot.
     resume: Vec<String>,
+    /// Opponents we sent `match` to resume our adjourned game with (lower case):
+    /// their next game is a resumed one, whether or not the server says
+    /// `Continuing` (ICC's game start does not).
+    resuming: std::collections::HashSet<String>,
     lists: Lists,
     owners: Owners,
     observer: Observer,
@@ -152,6 +156,7 @@ impl State {
             panics: HashMap::new(),
             creating: None,
             resume: Vec::new(),
+            resuming: Default::default(),
             computers: Default::default(),
             refused: HashMap::new(),
         }

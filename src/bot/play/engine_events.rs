@@ -169,7 +169,11 @@ impl Task {
                 if self.evals.len() <= ply {
                     self.evals.resize(ply + 1, None);
                 }
-                self.evals[ply] = Some((score, depth));
+                self.evals[ply] = Some(record::MoveEval {
+                    score,
+                    depth,
+                    book: from_hook && book.is_some(),
+                });
                 let facts =
                     crate::bot::status::Search::new(&self.board, depth, score, nodes, time, &pv);
                 let point = crate::bot::status::EvalPoint::of(&self.board, mv, facts.score_cp);

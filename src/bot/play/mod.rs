@@ -163,7 +163,11 @@ struct Task {
     retried_ply: Option<usize>,
     last_info: Option<(usize, Vec<Move>)>,
     last_score: Option<i32>,
-    evals: Vec<Option<(i32, i32)>>,
+    /// What we thought of each of our moves (by ply), for the record.
+    evals: Vec<Option<record::MoveEval>>,
+    /// The evaluations of a resumed game's earlier moves, read back from its record
+    /// in progress (by ply, with the move), until the position shows those moves.
+    restored: Vec<(Move, Option<record::MoveEval>)>,
     clk: Vec<Option<i64>>,
     overhead: Overhead,
     draw_claimed: Option<usize>,
@@ -415,10 +419,32 @@ impl Task {
                 self.clk[last] = Some(p.clock(mover));
             }
         }
+        self.apply_restored();
         self.last = Some(p);
         self.last_at = at;
         self.publish_board();
         self.after_position(at);
+    }
+
+    /// A resumed game: our evaluations of the moves before the interruption, read
+    /// from its record, for the plies where the server's moves are the recorded
+    /// ones (once used, forgotten).
+    fn apply_restored(&mut self) {
+        if self.restored.is_empty() || self.moves.is_empty() {
+            return;
+        }
+        if self.evals.len() < self.moves.len() {
+            self.evals.resize(self.moves.len(), None);
+        }
+        for (i, (m, e)) in self.restored.iter().enumerate().take(self.moves.len()) {
+            if *m != self.moves[i] {
+                break;
+            }
+            if self.evals[i].is_none() {
+                self.evals[i] = *e;
+            }
+        }
+        self.restored.clear();
     }
 
     /// The board, clocks and last move for the status page.
@@ -691,6 +717,7 @@ pub async fn run(
         last_info: None,
         last_score: None,
         evals: Vec::new(),
+        restored: Vec::new(),
         clk: Vec::new(),
         overhead: Overhead::new(
             Duration::from_millis(opts.int("bot.min_overhead") as u64),
@@ -740,6 +767,8 @@ pub async fn run(
         // A new game: a record still in progress for these players is of a game the
         // server dropped; it is retired before this game's record can replace it.
         record::retire_stale_record(t.archive.clone(), &t.s).await;
+    } else if t.s.continuing {
+        t.restored = record::restore_evals(t.archive.clone(), &t.s).await;
     }
     let end = loop {
         let wake = tokio::time::Instant::from_std(t.next_timer());

@@ -41,6 +41,96 @@ impl Recorder {
     }
 }
 
+/// What we thought of one of our moves: the search's score (side to move's view)
+/// and depth, or that it came from the book.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct MoveEval {
+    pub score: i32,
+    pub depth: i32,
+    pub book: bool,
+}
+
+impl MoveEval {
+    /// The PGN comment: `[%eval 0.23] d12` (White's view, pawns), a mate as
+    /// `[%eval #5]` / `[%eval #-3]` (the lichess and ChessBase convention), a book
+    /// move as `book`.
+    pub fn comment(&self, mover: Color) -> String {
+        if self.book {
+            return "book".into();
+        }
+        let white = if mover == Color::White {
+            self.score
+        } else {
+            -self.score
+        };
+        match crate::engine::mate_in(white) {
+            Some(n) => format!("[%eval #{n}] d{}", self.depth),
+            None => format!("[%eval {:.2}] d{}", white as f64 / 100.0, self.depth),
+        }
+    }
+
+    /// Reads back a comment `comment` wrote (`None`: not one of ours).
+    pub fn parse(comment: &str, mover: Color) -> Option<MoveEval> {
+        let c = comment.trim();
+        if c.split_whitespace().any(|w| w == "book") {
+            return Some(MoveEval {
+                score: 0,
+                depth: 0,
+                book: true,
+            });
+        }
+        let rest = &c[c.find("[%eval ")? + 7..];
+        let (value, after) = rest.split_once(']')?;
+        let depth = after
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix('d')?.parse().ok())
+            .unwrap_or(0);
+        let white = match value.trim().strip_prefix('#') {
+            Some(n) => {
+                let n: i32 = n.parse().ok()?;
+                let plies = if n > 0 { 2 * n - 1 } else { -2 * n };
+                let m = crate::engine::MATE - plies;
+                if n > 0 {
+                    m
+                } else {
+                    -m
+                }
+            }
+            None => (value.trim().parse::<f64>().ok()? * 100.0).round() as i32,
+        };
+        Some(MoveEval {
+            score: if mover == Color::White { white } else { -white },
+            depth,
+            book: false,
+        })
+    }
+}
+
+/// The evaluations of a resumed game's moves, read from its record in progress
+/// (what the game's earlier task wrote), by ply with the move.
+pub(super) async fn restore_evals(
+    archive: crate::bot::archive::Archive,
+    setup: &GameSetup,
+) -> Vec<(Move, Option<MoveEval>)> {
+    let path = archive.in_progress_path(&setup.white, &setup.black);
+    let read = tokio::task::spawn_blocking(move || std::fs::read_to_string(path)).await;
+    let Ok(Ok(text)) = read else {
+        return Vec::new();
+    };
+    let Some(Ok(g)) = crate::chess::pgn::read_all(&text).into_iter().next() else {
+        return Vec::new();
+    };
+    let mut b = g.start.clone();
+    let mut out = Vec::new();
+    for m in &g.moves {
+        let mover = b.side_to_move();
+        let e = m.comment.as_deref().and_then(|c| MoveEval::parse(c, mover));
+        out.push((m.mv, e.filter(|_| mover == setup.our_color)));
+        b.make_move(m.mv);
+    }
+    out
+}
+
 fn fmt_clk(ms: i64) -> String {
     let s = ms.max(0) / 1000;
     format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
@@ -125,13 +215,8 @@ impl Task {
             if let Some(Some(ms)) = self.clk.get(i) {
                 c.push(format!("[%clk {}]", fmt_clk(*ms)));
             }
-            if let Some(Some((score, depth))) = self.evals.get(i) {
-                let white = if b.side_to_move() == Color::White {
-                    *score
-                } else {
-                    -*score
-                };
-                c.push(format!("[%eval {:.2}] d{depth}", white as f64 / 100.0));
+            if let Some(Some(e)) = self.evals.get(i) {
+                c.push(e.comment(b.side_to_move()));
             }
             if !c.is_empty() {
                 if let Some(last) = g.moves.last_mut() {
@@ -179,4 +264,67 @@ pub(super) async fn retire_stale_record(archive: crate::bot::archive::Archive, s
         }
         s.results = std::sync::Arc::new(r);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn move_evals_are_written_and_read_back() {
+        let cases = [
+            (
+                MoveEval {
+                    score: 23,
+                    depth: 12,
+                    book: false,
+                },
+                Color::White,
+                "[%eval 0.23] d12",
+            ),
+            (
+                MoveEval {
+                    score: 23,
+                    depth: 12,
+                    book: false,
+                },
+                Color::Black,
+                "[%eval -0.23] d12",
+            ),
+            (
+                MoveEval {
+                    score: crate::engine::MATE - 9,
+                    depth: 20,
+                    book: false,
+                },
+                Color::White,
+                "[%eval #5] d20",
+            ),
+            (
+                MoveEval {
+                    score: crate::engine::MATE - 5,
+                    depth: 9,
+                    book: false,
+                },
+                Color::Black,
+                "[%eval #-3] d9",
+            ),
+            (
+                MoveEval {
+                    score: 0,
+                    depth: 0,
+                    book: true,
+                },
+                Color::White,
+                "book",
+            ),
+        ];
+        for (e, mover, text) in cases {
+            assert_eq!(e.comment(mover), text);
+            let back = MoveEval::parse(&format!("[%clk 0:00:59] {text}"), mover).unwrap();
+            assert_eq!(back.comment(mover), text, "{text}");
+        }
+        assert!(MoveEval::parse("[%clk 0:01:00]", Color::White).is_none());
+        assert!(MoveEval::parse("[%eval x] d3", Color::White).is_none());
+    }
 }

@@ -343,7 +343,11 @@ pub(super) fn cmd_list(c: &mut Con, _: &str, rest: &str) -> Res {
     let dir = std::path::PathBuf::from(c.s.options.str("bot.lists").trim());
     let mut lists = crate::bot::lists::Lists::load(&dir);
     let report = lists.command(rest)?;
-    c.emit(&report);
+    // At the console (the operator's own terminal) the file is named too.
+    match rest.split_whitespace().next().and_then(|l| lists.path(l)) {
+        Some(p) => c.emit(&format!("{report} (file {})", p.display())),
+        None => c.emit(&report),
+    }
     Ok(())
 }
 
