@@ -8,6 +8,7 @@ pub mod handle;
 pub mod limits;
 pub mod movepick;
 pub mod search;
+pub mod searcher;
 pub mod time;
 pub mod tt;
 
@@ -15,3 +16,4 @@ pub use events::{Bound, EventSink, SearchEvent, SearchInfo, SearchResult};
 pub use handle::EngineHandle;
 pub use limits::{ClockLimits, Extensions, SearchConfig, SearchLimits};
 pub use search::{mate_in, MATE, MATE_IN_MAX};
+pub use searcher::Searcher;

@@ -31,6 +31,7 @@ use crate::chess::{Board, Color, Move, MoveError};
 use crate::engine::time::{Clock, SystemClock};
 use crate::engine::{
     ClockLimits, EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits, SearchResult,
+    Searcher,
 };
 use crate::options::{Options, Source, TimeControl};
 use std::sync::{Arc, Mutex};
@@ -184,7 +185,7 @@ type Slot = Arc<Mutex<Option<(u64, SearchResult, bool)>>>;
 
 /// One game and the engine that plays or analyses it.
 pub struct Game {
-    engine: Arc<EngineHandle>,
+    engine: Arc<dyn Searcher>,
     clock: Arc<dyn Clock>,
     start: Board,
     board: Board,
@@ -255,11 +256,19 @@ impl Game {
     pub fn with_clock(opts: &Options, clock: Arc<dyn Clock>) -> Game {
         let hash = opts.size("hash");
         let threads = opts.int("threads") as usize;
-        let hashp = opts.size("hashp");
         let engine = EngineHandle::with_clock(hash, threads, Arc::clone(&clock));
+        Game::with_searcher(opts, clock, Arc::new(engine))
+    }
+
+    /// As `with_clock`, searching with `engine` (the built-in engine, or an
+    /// external one: `crate::external`).
+    pub fn with_searcher(opts: &Options, clock: Arc<dyn Clock>, engine: Arc<dyn Searcher>) -> Game {
+        let hash = opts.size("hash");
+        let threads = opts.int("threads") as usize;
+        let hashp = opts.size("hashp");
         engine.set_pawn_hash(hashp);
         let mut g = Game {
-            engine: Arc::new(engine),
+            engine,
             clocks: Clocks::new(Arc::clone(&clock), opts.level()),
             clock,
             start: Board::startpos(),
@@ -443,7 +452,7 @@ impl Game {
         self.notify = Some(notify);
     }
 
-    pub fn engine(&self) -> &Arc<EngineHandle> {
+    pub fn engine(&self) -> &Arc<dyn Searcher> {
         &self.engine
     }
 

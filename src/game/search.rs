@@ -131,7 +131,7 @@ impl Game {
         }
         self.bounded = !limits.infinite;
         let wrapped = self.wrap_sink(sink);
-        preload(&mut self.book, &self.engine, &self.board);
+        preload(&mut self.book, self.engine.as_ref(), &self.board);
         self.engine
             .go(&self.board, limits, self.config.clone(), wrapped);
     }
@@ -178,7 +178,7 @@ impl Game {
         self.bounded = true;
         self.pondering_on = Some(mv);
         self.book_search = false;
-        preload(&mut self.book, &self.engine, &b);
+        preload(&mut self.book, self.engine.as_ref(), &b);
         self.engine.go(&b, limits, self.config.clone(), wrapped);
         Some(mv)
     }
@@ -213,7 +213,7 @@ impl Game {
         };
         self.pondering_on = None;
         self.book_search = false;
-        preload(&mut self.book, &self.engine, &self.board);
+        preload(&mut self.book, self.engine.as_ref(), &self.board);
         self.engine
             .go(&self.board, limits, self.config.clone(), wrapped);
     }
@@ -327,7 +327,7 @@ impl Game {
 
 /// Position learning: the book hook's positions go into the transposition table
 /// before a search starts (and so before its helper threads).
-fn preload(book: &mut Option<Box<dyn BookHook>>, engine: &EngineHandle, board: &Board) {
+fn preload(book: &mut Option<Box<dyn BookHook>>, engine: &dyn Searcher, board: &Board) {
     if let Some(b) = book.as_mut() {
         let entries = b.preload(board);
         if !entries.is_empty() {

@@ -13,7 +13,7 @@
 //! every commented position (the move played and the better move drawn as arrows) and
 //! an SVG graph of the evaluation after every annotated move.
 //!
-//! The searches run on the `EngineHandle` given (the console's), limited by time per
+//! The searches run on the engine given (the console's), limited by time per
 //! search, or by depth or nodes (`d8`, `n200000`) so results do not depend on the
 //! machine. Front ends parse nothing here but the argument string and print the
 //! returned report; the progress callback drives their progress bar.
@@ -21,7 +21,7 @@
 use crate::chess::pgn::{PgnGame, PgnReader};
 use crate::chess::{Board, Color, Move};
 use crate::engine::SearchResult;
-use crate::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+use crate::engine::{EventSink, SearchConfig, SearchEvent, SearchLimits, Searcher};
 use crate::format;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -424,7 +424,7 @@ fn analysis_moves(game: &PgnGame) -> Vec<Vec<Move>> {
 
 /// Runs one search to its limit and returns the result.
 fn search(
-    engine: &EngineHandle,
+    engine: &dyn Searcher,
     board: &Board,
     limit: Limit,
     config: &SearchConfig,
@@ -505,7 +505,7 @@ fn game_title(g: &PgnGame) -> String {
 /// returns the report. `progress(done, total)` is called after every annotated move;
 /// `note` receives one line per comment and per skipped game.
 pub fn annotate(
-    engine: &EngineHandle,
+    engine: &dyn Searcher,
     config: &SearchConfig,
     req: &Request,
     progress: &mut dyn FnMut(u64, u64),

@@ -9,7 +9,7 @@
 
 use crate::chess::epd::Epd;
 use crate::chess::{Board, Move};
-use crate::engine::{EngineHandle, EventSink, SearchConfig, SearchEvent, SearchLimits};
+use crate::engine::{EventSink, SearchConfig, SearchEvent, SearchLimits, Searcher};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -127,7 +127,7 @@ fn correct(p: &TestPosition, m: Move) -> bool {
 
 /// Runs one position.
 pub fn run_position(
-    engine: &EngineHandle,
+    engine: &dyn Searcher,
     p: &TestPosition,
     limits: &SearchLimits,
     config: &SearchConfig,
@@ -185,7 +185,7 @@ pub fn run_position(
 /// Runs every position of a suite, calling `each` after each one with its number
 /// (0-based) and outcome (progress bars, per-position lines).
 pub fn run_positions(
-    engine: &EngineHandle,
+    engine: &dyn Searcher,
     positions: &[TestPosition],
     limits: &SearchLimits,
     config: &SearchConfig,
@@ -329,7 +329,7 @@ pub fn summary_table(positions: &[TestPosition], results: &[TestOutcome]) -> Vec
 /// solution written out; columns aligned over the whole suite) and the totals, with
 /// `bar` advanced after each position (cleared around each row).
 pub fn run_suite(
-    engine: &EngineHandle,
+    engine: &dyn Searcher,
     positions: &[TestPosition],
     limits: &SearchLimits,
     config: &SearchConfig,
@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn rows_are_aligned_and_the_bar_follows_the_positions() {
         let positions = suite();
-        let engine = EngineHandle::new(1 << 20, 1);
+        let engine = crate::engine::EngineHandle::new(1 << 20, 1);
         let limits = SearchLimits {
             depth: Some(2),
             ..Default::default()

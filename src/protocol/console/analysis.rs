@@ -31,7 +31,7 @@ pub(super) fn cmd_annotate(c: &mut Con, name: &str, rest: &str) -> Res {
         req.limit
     ));
     let r = annotate(
-        &engine,
+        engine.as_ref(),
         &config,
         &req,
         &mut |done, total| {
@@ -321,7 +321,7 @@ pub(super) fn cmd_test(c: &mut Con, _: &str, rest: &str) -> Res {
     ));
     let mut bar = Progress::on_terminal("test", positions.len() as u64, c.s.interactive);
     let results = run_positions(
-        &engine,
+        engine.as_ref(),
         &positions,
         &limits,
         &config,
