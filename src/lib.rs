@@ -40,6 +40,7 @@ pub mod chess;
 pub mod egtb;
 pub mod engine;
 pub mod eval;
+pub mod external;
 pub mod format;
 pub mod game;
 pub mod ics;

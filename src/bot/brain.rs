@@ -18,6 +18,37 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
 
+/// The game controller for an engine thread: searching with the external engine
+/// `engine.command` names (a process of its own), else with the built-in engine.
+pub fn new_game(opts: &Options) -> Game {
+    match crate::external::ExternalConfig::from_options(opts) {
+        None => Game::new(opts),
+        Some(Ok(cfg)) => {
+            let engine = crate::external::ExternalEngine::start(cfg);
+            Game::with_searcher(
+                opts,
+                Arc::new(crate::engine::time::SystemClock::default()),
+                Arc::new(engine),
+            )
+        }
+        Some(Err(e)) => {
+            tracing::error!("engine.command: {e}; playing with the built-in engine");
+            Game::new(opts)
+        }
+    }
+}
+
+/// Installs kibitzer's book (and learning) in `game`, unless an external engine
+/// plays every move (`engine.book = off`).
+fn install_book(game: &mut Game, opts: &Options) {
+    if !opts.str("engine.command").trim().is_empty() && !opts.bool("engine.book") {
+        return;
+    }
+    for n in crate::game::book_keeper::install(game, opts) {
+        tracing::info!("{n}");
+    }
+}
+
 /// Faults to inject (the test suite uses them to check the daemon survives them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -254,10 +285,8 @@ fn run(
     fault: Option<Fault>,
     busy: Arc<AtomicBool>,
 ) {
-    let mut game = Game::new(&opts);
-    for n in crate::game::book_keeper::install(&mut game, &opts) {
-        tracing::info!("{n}");
-    }
+    let mut game = new_game(&opts);
+    install_book(&mut game, &opts);
     let notify_tx = Mutex::new(tx);
     game.set_notify(Arc::new(move || {
         let _ = notify_tx
@@ -287,9 +316,7 @@ fn run(
             } => {
                 st.game.abort_search();
                 st.game.configure(&opts);
-                for n in crate::game::book_keeper::install(&mut st.game, &opts) {
-                    tracing::info!("{n}");
-                }
+                install_book(&mut st.game, &opts);
                 st.game.new_game();
                 st.game.set_engine_side(Some(side));
                 *st.game.opponent_mut() = opponent;

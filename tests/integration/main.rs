@@ -12,6 +12,7 @@ mod chess_pgn;
 mod chess_rules;
 mod egtb;
 mod engine_search;
+mod external;
 
 mod session;
 

@@ -13,7 +13,6 @@
 use crate::bot::talk::{Change, Channel, Levels, Talk, Thought, Venue};
 use crate::chess::Board;
 use crate::engine::{EventSink, SearchEvent};
-use crate::game::Game;
 use crate::ics::{ServerCommand, Writer};
 use crate::options::{Options, Source};
 use std::collections::BTreeMap;
@@ -111,7 +110,7 @@ impl Analyst {
             .name("analyst".into())
             .spawn(move || {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut game = Game::new(&opts);
+                    let mut game = crate::bot::brain::new_game(&opts);
                     game.set_engine_side(None);
                     while let Ok(cmd) = rx.recv() {
                         match cmd {

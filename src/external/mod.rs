@@ -1,0 +1,1062 @@
+//! External engines: any UCI or xboard (CECP v2) engine process behind the same
+//! interface as the built-in engine (`engine::Searcher`), so the game controller,
+//! the daemon's game task, talk, the window, the logs and the resign and draw
+//! policy work with it unchanged. `engine.command` (empty: the built-in engine),
+//! `engine.args`, `engine.dir`, `engine.protocol`, `engine.options` configure it.
+//!
+//! One driver thread per engine owns the process: it writes the protocol's lines,
+//! reads the engine's through a reader thread (standard error goes to the log, every
+//! line cut at a limit), turns `info`/thinking lines into `SearchEvent`s and the
+//! best move into `SearchEvent::Done`. An engine never costs a game by itself: its
+//! move is checked against our board, and an illegal or missing move, a crash, a
+//! hang past `stop` plus a margin, garbage or a handshake that does not come are
+//! each answered with the best legal move the engine last reported, or else a quick
+//! move of the built-in engine, logged, and the process is started again for the
+//! next search. Restarts in a row are counted (`health`) and spaced out.
+
+pub mod protocol;
+
+use crate::chess::{Board, Move};
+use crate::egtb::Tablebase;
+use crate::engine::{
+    EngineHandle, EventSink, SearchConfig, SearchEvent, SearchInfo, SearchLimits, SearchResult,
+    Searcher,
+};
+use crate::options::Options;
+use protocol::{Handshake, Identity, Protocol};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+use tracing::{debug, error, info, warn};
+
+/// A line an engine writes longer than this is cut (and logged as cut).
+pub const MAX_LINE: usize = 4096;
+/// How long `bestmove` may take after `stop` before the engine counts as hung.
+pub const STOP_MARGIN: Duration = Duration::from_millis(150);
+/// How long a restarted engine waits after crashes in a row (doubling, capped).
+const RESTART_WAIT_MAX: Duration = Duration::from_secs(30);
+
+/// How to run an external engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExternalConfig {
+    pub command: String,
+    pub args: Vec<String>,
+    pub dir: Option<PathBuf>,
+    pub protocol: Protocol,
+    /// Options set after the handshake (UCI `setoption`, xboard `option`).
+    pub options: Vec<(String, String)>,
+    /// The handshake must be over within this.
+    pub start_timeout: Duration,
+    /// Let the engine ponder (UCI `go ponder`; xboard `hard`).
+    pub ponder: bool,
+}
+
+/// `name = value, name = value` (also `;` between pairs).
+pub fn parse_option_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for item in text
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(format!(
+                "option {} has no `=` (write name = value)",
+                out.len() + 1
+            ));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || k.chars().any(|c| c.is_control()) || v.chars().any(|c| c.is_control()) {
+            return Err(format!("option {} is not name = value", out.len() + 1));
+        }
+        out.push((k.to_string(), v.to_string()));
+    }
+    Ok(out)
+}
+
+impl ExternalConfig {
+    /// The external engine the options name; `None`: the built-in engine.
+    pub fn from_options(o: &Options) -> Option<Result<ExternalConfig, String>> {
+        let command = o.str("engine.command").trim().to_string();
+        if command.is_empty() {
+            return None;
+        }
+        Some((|| {
+            let protocol = Protocol::parse(o.str("engine.protocol"))
+                .ok_or_else(|| "engine.protocol is uci or xboard".to_string())?;
+            let options = parse_option_pairs(o.str("engine.options"))?;
+            let dir = match o.str("engine.dir").trim() {
+                "" => None,
+                d => Some(PathBuf::from(d)),
+            };
+            Ok(ExternalConfig {
+                command,
+                args: o
+                    .str("engine.args")
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect(),
+                dir,
+                protocol,
+                options,
+                start_timeout: o.duration("engine.start_timeout"),
+                ponder: o.bool("ponder"),
+            })
+        })())
+    }
+}
+
+/// How an engine is doing, for the window and `/healthz`.
+#[derive(Clone, Debug, Default)]
+pub struct Health {
+    pub healthy: bool,
+    /// Restarts since it was last healthy (a crash loop counts up).
+    pub restarts_in_a_row: u32,
+    pub last_fault: Option<String>,
+}
+
+/// What the API and the reader threads tell the driver.
+enum Msg {
+    Go(Box<GoCmd>),
+    Stop,
+    PonderHit,
+    NewGame,
+    Quit,
+    /// A line from the engine's standard output (process generation, text).
+    Line(u64, String),
+    /// Its standard output ended (generation, why).
+    Eof(u64, String),
+}
+
+struct GoCmd {
+    start: Board,
+    moves: Vec<Move>,
+    root: Board,
+    limits: SearchLimits,
+    overhead: Duration,
+    sink: EventSink,
+}
+
+struct Shared {
+    searching: Mutex<bool>,
+    cv: Condvar,
+    identity: Mutex<Option<Identity>>,
+    healthy: AtomicBool,
+    restarts: AtomicU32,
+    last_fault: Mutex<Option<String>>,
+}
+
+/// An external engine process behind `Searcher`.
+pub struct ExternalEngine {
+    tx: mpsc::Sender<Msg>,
+    shared: Arc<Shared>,
+    cfg: ExternalConfig,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl ExternalEngine {
+    /// Starts the engine (the handshake goes on in the background: a search asked
+    /// for before it is over waits for it, within its own time).
+    pub fn start(cfg: ExternalConfig) -> ExternalEngine {
+        let (tx, rx) = mpsc::channel();
+        let shared = Arc::new(Shared {
+            searching: Mutex::new(false),
+            cv: Condvar::new(),
+            identity: Mutex::new(None),
+            healthy: AtomicBool::new(true),
+            restarts: AtomicU32::new(0),
+            last_fault: Mutex::new(None),
+        });
+        let (c2, s2, tx2) = (cfg.clone(), Arc::clone(&shared), tx.clone());
+        let thread = std::thread::Builder::new()
+            .name("external-engine".into())
+            .spawn(move || Driver::new(c2, s2, tx2).run(rx))
+            .expect("spawn the external engine's driver");
+        ExternalEngine {
+            tx,
+            shared,
+            cfg,
+            thread: Mutex::new(Some(thread)),
+        }
+    }
+
+    /// The engine's name, author and options once the handshake is over.
+    pub fn identity(&self) -> Option<Identity> {
+        self.shared
+            .identity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub fn health(&self) -> Health {
+        Health {
+            healthy: self.shared.healthy.load(Ordering::SeqCst),
+            restarts_in_a_row: self.shared.restarts.load(Ordering::SeqCst),
+            last_fault: self
+                .shared
+                .last_fault
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+
+    pub fn config(&self) -> &ExternalConfig {
+        &self.cfg
+    }
+
+    fn send(&self, m: Msg) {
+        let _ = self.tx.send(m);
+    }
+}
+
+impl Drop for ExternalEngine {
+    fn drop(&mut self) {
+        self.send(Msg::Quit);
+        if let Some(t) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The start position and the moves of a game board (its history).
+fn start_and_moves(board: &Board) -> (Board, Vec<Move>) {
+    let moves: Vec<Move> = board.moves_played().collect();
+    let mut start = board.clone();
+    for _ in &moves {
+        start.unmake_move();
+    }
+    (start, moves)
+}
+
+impl Searcher for ExternalEngine {
+    fn go(&self, board: &Board, limits: SearchLimits, config: SearchConfig, sink: EventSink) {
+        self.stop();
+        self.wait();
+        *self
+            .shared
+            .searching
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = true;
+        let (start, moves) = start_and_moves(board);
+        self.send(Msg::Go(Box::new(GoCmd {
+            start,
+            moves,
+            root: board.clone(),
+            limits,
+            overhead: config.move_overhead,
+            sink,
+        })));
+    }
+    fn stop(&self) {
+        self.send(Msg::Stop);
+    }
+    fn ponderhit(&self) {
+        self.send(Msg::PonderHit);
+    }
+    fn wait(&self) {
+        let mut s = self
+            .shared
+            .searching
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        while *s {
+            s = self.shared.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+    fn is_searching(&self) -> bool {
+        *self
+            .shared
+            .searching
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+    fn new_game(&self) {
+        self.stop();
+        self.wait();
+        self.send(Msg::NewGame);
+    }
+    fn clear_hash(&self) {
+        self.stop();
+        self.wait();
+        self.send(Msg::NewGame);
+    }
+    fn set_threads(&self, _n: usize) {
+        // The engine's own option (`engine.options = "Threads = 4"`).
+    }
+    fn threads(&self) -> usize {
+        self.cfg
+            .options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("threads"))
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(1)
+    }
+    fn set_hash(&self, _bytes: usize) -> usize {
+        self.hash_bytes()
+    }
+    fn hash_bytes(&self) -> usize {
+        self.cfg
+            .options
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("hash"))
+            .and_then(|(_, v)| v.parse::<usize>().ok())
+            .map_or(0, |mb| mb << 20)
+    }
+    fn set_pawn_hash(&self, _bytes: usize) {}
+    fn set_tablebases(&self, _tables: Option<Arc<dyn Tablebase>>) {}
+    fn tablebases(&self) -> Option<Arc<dyn Tablebase>> {
+        None
+    }
+    fn preload(&self, _entries: &[(u64, i32, i32)]) {}
+    fn name(&self) -> String {
+        self.identity()
+            .map(|i| i.name)
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| self.cfg.command.clone())
+    }
+}
+
+/// A running engine process.
+struct Proc {
+    child: Child,
+    stdin: ChildStdin,
+    generation: u64,
+}
+
+/// The search the driver is running.
+struct Running {
+    go: Box<GoCmd>,
+    started: Instant,
+    last: Option<SearchInfo>,
+    /// `stop` was sent at this instant (the engine owes its move within a margin).
+    stop_sent: Option<Instant>,
+    /// A ponder search not yet confirmed.
+    pondering: bool,
+    /// Sent to the engine (a search waiting for the handshake is not).
+    sent: bool,
+}
+
+struct Driver {
+    cfg: ExternalConfig,
+    shared: Arc<Shared>,
+    tx: mpsc::Sender<Msg>,
+    proc: Option<Proc>,
+    generation: u64,
+    /// The handshake: when it started, and whether it is over.
+    started_at: Instant,
+    ready: bool,
+    identity: Identity,
+    running: Option<Running>,
+    /// When the next start may be tried (after crashes in a row).
+    next_start: Instant,
+    /// The built-in engine, for a quick move when the engine fails us.
+    spare: Option<EngineHandle>,
+    /// xboard: the engine is in analysis mode.
+    analysing: bool,
+}
+
+impl Driver {
+    fn new(cfg: ExternalConfig, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) -> Driver {
+        Driver {
+            cfg,
+            shared,
+            tx,
+            proc: None,
+            generation: 0,
+            started_at: Instant::now(),
+            ready: false,
+            identity: Identity::default(),
+            running: None,
+            next_start: Instant::now(),
+            spare: None,
+            analysing: false,
+        }
+    }
+
+    fn write(&mut self, line: &str) {
+        let Some(p) = self.proc.as_mut() else { return };
+        debug!(target: "kibitzer::engine", ">> {line}");
+        if writeln!(p.stdin, "{line}")
+            .and_then(|_| p.stdin.flush())
+            .is_err()
+        {
+            debug!("the engine's input is closed");
+        }
+    }
+
+    /// Starts the process and its handshake.
+    fn spawn(&mut self) {
+        self.kill();
+        self.generation += 1;
+        self.ready = false;
+        self.started_at = Instant::now();
+        self.identity = Identity::default();
+        let mut cmd = Command::new(&self.cfg.command);
+        cmd.args(&self.cfg.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(d) = &self.cfg.dir {
+            cmd.current_dir(d);
+        }
+        let mut child = match cmd.spawn() {
+            Ok(c) => c,
+            Err(e) => {
+                self.fault(&format!("cannot start `{}`: {e}", self.cfg.command));
+                return;
+            }
+        };
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            self.fault("the engine's pipes are missing");
+            return;
+        };
+        let generation = self.generation;
+        let tx = self.tx.clone();
+        std::thread::Builder::new()
+            .name("engine-stdout".into())
+            .spawn(move || read_lines(stdout, generation, tx))
+            .ok();
+        let name = self.cfg.command.clone();
+        std::thread::Builder::new()
+            .name("engine-stderr".into())
+            .spawn(move || log_stderr(stderr, name))
+            .ok();
+        self.proc = Some(Proc {
+            child,
+            stdin,
+            generation,
+        });
+        info!(command = %self.cfg.command, protocol = ?self.cfg.protocol, "starting the engine");
+        match self.cfg.protocol {
+            Protocol::Uci => self.write("uci"),
+            Protocol::Xboard => {
+                self.write("xboard");
+                self.write("protover 2");
+            }
+        }
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            let _ = writeln!(p.stdin, "quit");
+            let _ = p.stdin.flush();
+            // A moment to quit by itself, then the kill.
+            let deadline = Instant::now() + Duration::from_millis(200);
+            loop {
+                match p.child.try_wait() {
+                    Ok(Some(_)) => break,
+                    _ if Instant::now() >= deadline => {
+                        let _ = p.child.kill();
+                        let _ = p.child.wait();
+                        break;
+                    }
+                    _ => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        }
+        self.ready = false;
+        self.analysing = false;
+    }
+
+    /// Something went wrong with the engine: logged, counted, the process started
+    /// again (after a wait that grows with crashes in a row).
+    fn fault(&mut self, what: &str) {
+        let n = self.shared.restarts.fetch_add(1, Ordering::SeqCst) + 1;
+        error!(engine = %self.cfg.command, restarts_in_a_row = n, "engine fault: {what}");
+        *self
+            .shared
+            .last_fault
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(what.to_string());
+        self.shared.healthy.store(false, Ordering::SeqCst);
+        self.kill();
+        let wait = Duration::from_millis(250)
+            .saturating_mul(1 << n.min(8))
+            .min(RESTART_WAIT_MAX);
+        self.next_start = Instant::now() + if n <= 1 { Duration::ZERO } else { wait };
+    }
+
+    fn healthy(&mut self) {
+        if !self.shared.healthy.swap(true, Ordering::SeqCst) {
+            info!(engine = %self.identity.name, "the engine answers again");
+        }
+        self.shared.restarts.store(0, Ordering::SeqCst);
+    }
+
+    fn run(mut self, rx: mpsc::Receiver<Msg>) {
+        self.spawn();
+        loop {
+            let timeout = self
+                .next_deadline()
+                .map(|t| t.saturating_duration_since(Instant::now()));
+            let msg = match timeout {
+                Some(t) => match rx.recv_timeout(t) {
+                    Ok(m) => Some(m),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                },
+                None => match rx.recv() {
+                    Ok(m) => Some(m),
+                    Err(_) => break,
+                },
+            };
+            match msg {
+                None => self.on_timer(),
+                Some(Msg::Quit) => break,
+                Some(m) => self.on_msg(m),
+            }
+        }
+        if let Some(r) = self.running.take() {
+            (r.go.sink)(&SearchEvent::Done(
+                self.fallback_result(&r, "the engine was shut down"),
+            ));
+        }
+        self.kill();
+        self.set_searching(false);
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let mut t: Option<Instant> = None;
+        let mut at = |x: Instant| t = Some(t.map_or(x, |y: Instant| y.min(x)));
+        if !self.ready {
+            at(self.started_at + self.cfg.start_timeout);
+        }
+        if self.proc.is_none() {
+            at(self.next_start);
+        }
+        if let Some(r) = &self.running {
+            if let Some(s) = r.stop_sent {
+                at(s + STOP_MARGIN);
+            }
+        }
+        t
+    }
+
+    fn on_timer(&mut self) {
+        let now = Instant::now();
+        if self.proc.is_none() && now >= self.next_start {
+            self.spawn();
+            return;
+        }
+        if !self.ready && now >= self.started_at + self.cfg.start_timeout {
+            let waited = self.cfg.start_timeout.as_secs_f64();
+            if let Some(r) = self.running.take() {
+                if !r.pondering {
+                    self.finish_with_fallback(r, &format!("no handshake within {waited:.1} s"));
+                }
+            }
+            self.fault(&format!(
+                "the engine did not finish its handshake within {waited:.1} s"
+            ));
+            return;
+        }
+        if let Some(r) = &self.running {
+            if r.stop_sent.is_some_and(|s| now >= s + STOP_MARGIN) {
+                let r = self.running.take().expect("checked");
+                if r.pondering || r.go.limits.infinite {
+                    self.finish(r, None, "");
+                    return;
+                }
+                self.finish_with_fallback(r, "no move within 150 ms of `stop`");
+                self.fault("the engine did not answer `stop`");
+            }
+        }
+    }
+
+    fn set_searching(&self, on: bool) {
+        *self
+            .shared
+            .searching
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = on;
+        self.shared.cv.notify_all();
+    }
+
+    fn on_msg(&mut self, m: Msg) {
+        match m {
+            Msg::Go(g) => {
+                if let Some(r) = self.running.take() {
+                    self.finish(r, None, "");
+                }
+                self.running = Some(Running {
+                    pondering: g.limits.ponder,
+                    go: g,
+                    started: Instant::now(),
+                    last: None,
+                    stop_sent: None,
+                    sent: false,
+                });
+                if self.ready {
+                    self.send_go();
+                }
+            }
+            Msg::Stop => {
+                let Some(r) = self.running.as_mut() else {
+                    self.set_searching(false);
+                    return;
+                };
+                if r.stop_sent.is_none() {
+                    r.stop_sent = Some(Instant::now());
+                    if !r.sent {
+                        // Never sent (the handshake is not over): no move from the
+                        // engine; ours, at once.
+                        let r = self.running.take().expect("checked");
+                        if r.pondering {
+                            self.finish(r, None, "");
+                        } else {
+                            self.finish_with_fallback(r, "the engine was not ready in time");
+                        }
+                        return;
+                    }
+                    match self.cfg.protocol {
+                        Protocol::Uci => self.write("stop"),
+                        Protocol::Xboard if self.analysing => {
+                            self.write("exit");
+                            self.analysing = false;
+                            let r = self.running.take().expect("checked");
+                            self.finish(r, None, "");
+                        }
+                        Protocol::Xboard if r.pondering => {
+                            let r = self.running.take().expect("checked");
+                            self.finish(r, None, "");
+                        }
+                        Protocol::Xboard => self.write("?"),
+                    }
+                }
+            }
+            Msg::PonderHit => {
+                let Some(r) = self.running.as_mut() else {
+                    return;
+                };
+                if r.pondering {
+                    r.pondering = false;
+                    r.go.limits.ponder = false;
+                    match self.cfg.protocol {
+                        Protocol::Uci if r.sent => self.write("ponderhit"),
+                        // xboard ponders by itself (`hard`): the search starts now.
+                        _ => {
+                            if self.ready {
+                                self.send_go();
+                            }
+                        }
+                    }
+                }
+            }
+            Msg::NewGame => {
+                if self.ready {
+                    match self.cfg.protocol {
+                        Protocol::Uci => {
+                            self.write("ucinewgame");
+                            self.write("isready");
+                        }
+                        Protocol::Xboard => self.write("new"),
+                    }
+                }
+            }
+            Msg::Quit => {}
+            Msg::Line(gen, line) => {
+                if self.proc.as_ref().is_some_and(|p| p.generation == gen) {
+                    self.on_line(&line);
+                }
+            }
+            Msg::Eof(gen, why) => {
+                if self.proc.as_ref().is_some_and(|p| p.generation == gen) {
+                    if let Some(r) = self.running.take() {
+                        if r.pondering || r.go.limits.infinite {
+                            self.finish(r, None, "");
+                        } else {
+                            self.finish_with_fallback(r, &format!("the engine ended ({why})"));
+                        }
+                    }
+                    self.fault(&format!("the engine ended: {why}"));
+                }
+            }
+        }
+    }
+
+    /// The handshake is over: options set, a waiting search sent.
+    fn on_ready(&mut self) {
+        self.ready = true;
+        *self
+            .shared
+            .identity
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(self.identity.clone());
+        info!(
+            engine = %self.identity.name,
+            author = %self.identity.author,
+            ms = self.started_at.elapsed().as_millis() as u64,
+            "the engine is ready"
+        );
+        let opts = self.cfg.options.clone();
+        match self.cfg.protocol {
+            Protocol::Uci => {
+                for (k, v) in &opts {
+                    if self.identity.option(k).is_none() {
+                        warn!(engine = %self.identity.name, "the engine has no option {k}: not set");
+                        continue;
+                    }
+                    self.write(&protocol::uci_setoption(k, v));
+                }
+                if self.identity.option("Ponder").is_some() {
+                    let p = if self.cfg.ponder { "true" } else { "false" };
+                    self.write(&protocol::uci_setoption("Ponder", p));
+                }
+                self.write("ucinewgame");
+                self.write("isready");
+            }
+            Protocol::Xboard => {
+                for (k, v) in &opts {
+                    self.write(&format!("option {k}={v}"));
+                }
+                self.write("new");
+                self.write("post");
+                self.write(if self.cfg.ponder { "hard" } else { "easy" });
+            }
+        }
+        if self.running.is_some() {
+            self.send_go();
+        }
+    }
+
+    fn send_go(&mut self) {
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        if r.pondering && self.cfg.protocol == Protocol::Xboard {
+            // xboard ponders on its own (`hard`); the search starts at ponderhit.
+            return;
+        }
+        r.sent = true;
+        r.started = Instant::now();
+        let (start, moves, limits, overhead) = (
+            r.go.start.clone(),
+            r.go.moves.clone(),
+            r.go.limits.clone(),
+            r.go.overhead,
+        );
+        let root = r.go.root.clone();
+        match self.cfg.protocol {
+            Protocol::Uci => {
+                self.write(&protocol::uci_position(&start, &moves));
+                self.write(&protocol::uci_go(&limits, overhead));
+            }
+            Protocol::Xboard => {
+                // From the start: `new` and the moves; from a set-up position
+                // `setboard`, where the engine has it.
+                self.write("new");
+                self.write("post");
+                self.write(if self.cfg.ponder { "hard" } else { "easy" });
+                self.write("force");
+                if start.to_fen() != Board::startpos().to_fen() {
+                    if self.identity.feature("setboard") == Some("1") {
+                        self.write(&format!("setboard {}", start.to_fen()));
+                    } else {
+                        let r = self.running.take().expect("running");
+                        self.finish_with_fallback(
+                            r,
+                            "the engine cannot set up a position (no setboard)",
+                        );
+                        return;
+                    }
+                }
+                let usermove = self.identity.feature("usermove") == Some("1");
+                for m in &moves {
+                    let t = m.to_uci();
+                    self.write(&if usermove { format!("usermove {t}") } else { t });
+                }
+                if limits.infinite {
+                    self.write("analyze");
+                    self.analysing = true;
+                    return;
+                }
+                if let Some(c) = &limits.clock {
+                    let cs = (c.time_left.saturating_sub(overhead).as_millis() / 10).max(1);
+                    let inc = c.increment.as_secs();
+                    let mins = (c.time_left.as_secs() / 60).max(1);
+                    self.write(&format!("level 0 {mins} {inc}"));
+                    self.write(&format!("time {cs}"));
+                    self.write(&format!("otim {cs}"));
+                } else if let Some(t) = limits.movetime {
+                    self.write(&format!("st {}", t.as_secs().max(1)));
+                }
+                if let Some(d) = limits.depth {
+                    self.write(&format!("sd {d}"));
+                }
+                let _ = root;
+                self.write("go");
+            }
+        }
+    }
+
+    fn on_line(&mut self, line: &str) {
+        debug!(target: "kibitzer::engine", "<< {line}");
+        if !self.ready {
+            let h = match self.cfg.protocol {
+                Protocol::Uci => protocol::uci_handshake(line),
+                Protocol::Xboard => protocol::xboard_handshake(line),
+            };
+            match h {
+                Some(Handshake::Name(n)) => self.identity.name = n,
+                Some(Handshake::Author(a)) => self.identity.author = a,
+                Some(Handshake::Option(o)) => self.identity.options.push(o),
+                Some(Handshake::Features(f)) => {
+                    if let Some((_, n)) = f.iter().find(|(k, _)| k == "myname") {
+                        self.identity.name = n.clone();
+                    }
+                    for (k, _) in &f {
+                        if k != "option" && k != "myname" && k != "done" {
+                            self.write(&format!("accepted {k}"));
+                        }
+                    }
+                    self.identity.options.extend(protocol::xboard_options(&f));
+                    self.identity.features.extend(f);
+                }
+                Some(Handshake::Done) => self.on_ready(),
+                Some(Handshake::Ready) | None => {}
+            }
+            return;
+        }
+        let Some(r) = self.running.as_mut() else {
+            return;
+        };
+        if !r.sent {
+            return;
+        }
+        match self.cfg.protocol {
+            Protocol::Uci => {
+                if let Some(info) = protocol::uci_info(line, &r.go.root) {
+                    if info.multipv == 1 {
+                        let ev = match info.bound {
+                            crate::engine::Bound::Lower => SearchEvent::FailHigh(info.clone()),
+                            crate::engine::Bound::Upper => SearchEvent::FailLow(info.clone()),
+                            crate::engine::Bound::Exact => SearchEvent::Iteration(info.clone()),
+                        };
+                        (r.go.sink)(&ev);
+                        if !info.pv.is_empty() {
+                            r.last = Some(info);
+                        }
+                    }
+                } else if let Some((best, ponder)) = protocol::uci_bestmove(line) {
+                    let r = self.running.take().expect("checked");
+                    self.on_bestmove(r, &best, ponder.as_deref());
+                }
+            }
+            Protocol::Xboard => {
+                if let Some(mv) = protocol::xboard_move(line) {
+                    let r = self.running.take().expect("checked");
+                    self.on_bestmove(r, &mv, None);
+                } else if let Some(info) = protocol::xboard_thinking(line, &r.go.root) {
+                    (r.go.sink)(&SearchEvent::Iteration(info.clone()));
+                    if !info.pv.is_empty() {
+                        r.last = Some(info);
+                    }
+                } else if line.starts_with("resign")
+                    || line.starts_with("1-0")
+                    || line.starts_with("0-1")
+                    || line.starts_with("1/2-1/2")
+                {
+                    // The engine's own verdicts are not ours: the policy decides.
+                    debug!("the engine says: {line}");
+                }
+            }
+        }
+    }
+
+    fn on_bestmove(&mut self, r: Running, best: &str, ponder: Option<&str>) {
+        let root = &r.go.root;
+        let mv = root.parse_uci(best).or_else(|_| root.parse_move(best));
+        match mv {
+            Ok(m) if root.is_legal(m) => {
+                self.healthy();
+                let after = {
+                    let mut b = root.clone();
+                    b.make_move(m);
+                    b
+                };
+                let ponder = ponder.and_then(|p| after.parse_uci(p).ok());
+                self.finish(r, Some((m, ponder)), "");
+            }
+            _ if r.pondering || r.go.limits.infinite || !root.has_legal_move() => {
+                self.finish(r, None, "");
+            }
+            _ => {
+                let why = format!("the engine's move `{}` is not legal here", cut(best, 40));
+                self.finish_with_fallback(r, &why);
+                self.fault(&why);
+            }
+        }
+    }
+
+    /// Ends a search with the engine's move (or none).
+    fn finish(&mut self, r: Running, best: Option<(Move, Option<Move>)>, error: &str) {
+        let last = r.last.clone();
+        let (best, ponder) = best.unwrap_or((Move::NULL, None));
+        let pv = match &last {
+            Some(i) if i.pv.first() == Some(&best) => i.pv.clone(),
+            _ if !best.is_null() => vec![best],
+            _ => Vec::new(),
+        };
+        let ponder = ponder.or_else(|| pv.get(1).copied());
+        let result = SearchResult {
+            best,
+            ponder,
+            score: last.as_ref().map_or(0, |i| i.score),
+            depth: last.as_ref().map_or(0, |i| i.depth),
+            nodes: last.as_ref().map_or(0, |i| i.nodes),
+            time: r.started.elapsed(),
+            pv,
+            root_side: r.go.root.side_to_move(),
+            error: (!error.is_empty()).then(|| error.to_string()),
+        };
+        (r.go.sink)(&SearchEvent::Done(result));
+        self.set_searching(false);
+    }
+
+    /// Ends a search the engine failed: the best legal move it reported, else a
+    /// quick move of the built-in engine. Logged; not an error of the game.
+    fn finish_with_fallback(&mut self, r: Running, why: &str) {
+        let root = r.go.root.clone();
+        let from_pv = r
+            .last
+            .as_ref()
+            .and_then(|i| i.pv.first().copied())
+            .filter(|&m| root.is_legal(m));
+        let (mv, how) = match from_pv {
+            Some(m) => (Some(m), "the engine's last reported move"),
+            None => (
+                self.quick_move(&root),
+                "a quick move of the built-in engine",
+            ),
+        };
+        warn!(engine = %self.cfg.command, "{why}: playing {how}");
+        self.finish(r, mv.map(|m| (m, None)), "");
+    }
+
+    fn fallback_result(&mut self, r: &Running, why: &str) -> SearchResult {
+        let root = &r.go.root;
+        let best = r
+            .last
+            .as_ref()
+            .and_then(|i| i.pv.first().copied())
+            .filter(|&m| root.is_legal(m))
+            .unwrap_or(Move::NULL);
+        SearchResult {
+            best,
+            ponder: None,
+            score: r.last.as_ref().map_or(0, |i| i.score),
+            depth: 0,
+            nodes: 0,
+            time: r.started.elapsed(),
+            pv: if best.is_null() {
+                Vec::new()
+            } else {
+                vec![best]
+            },
+            root_side: root.side_to_move(),
+            error: Some(why.to_string()),
+        }
+    }
+
+    /// A move of the built-in engine in a few milliseconds.
+    fn quick_move(&mut self, root: &Board) -> Option<Move> {
+        if !root.has_legal_move() {
+            return None;
+        }
+        let e = self
+            .spare
+            .get_or_insert_with(|| EngineHandle::new(1 << 20, 1));
+        let r = e.search_sync(root, SearchLimits::nodes(20_000), SearchConfig::default());
+        Some(r.best).filter(|m| !m.is_null() && root.is_legal(*m))
+    }
+}
+
+fn cut(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// Reads the engine's lines (each cut at `MAX_LINE`) into the driver's channel.
+fn read_lines(stdout: std::process::ChildStdout, generation: u64, tx: mpsc::Sender<Msg>) {
+    let mut r = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        // Read a line, but never hold more than MAX_LINE bytes of it.
+        let mut too_long = false;
+        loop {
+            let chunk = match r.fill_buf() {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = tx.send(Msg::Eof(generation, e.to_string()));
+                    return;
+                }
+            };
+            if chunk.is_empty() {
+                if !buf.is_empty() {
+                    let _ = tx.send(Msg::Line(
+                        generation,
+                        String::from_utf8_lossy(&buf).into_owned(),
+                    ));
+                }
+                let _ = tx.send(Msg::Eof(generation, "end of output".into()));
+                return;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    if buf.len() + i <= MAX_LINE {
+                        buf.extend_from_slice(&chunk[..i]);
+                    } else {
+                        too_long = true;
+                    }
+                    r.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let n = chunk.len();
+                    if buf.len() + n <= MAX_LINE {
+                        buf.extend_from_slice(chunk);
+                    } else {
+                        too_long = true;
+                    }
+                    r.consume(n);
+                }
+            }
+        }
+        if too_long {
+            warn!("the engine wrote a line longer than {MAX_LINE} bytes: dropped");
+            continue;
+        }
+        let line = String::from_utf8_lossy(&buf)
+            .trim_end_matches('\r')
+            .to_string();
+        if tx.send(Msg::Line(generation, line)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The engine's standard error, to the log (each line cut).
+fn log_stderr(stderr: std::process::ChildStderr, name: String) {
+    let mut r = BufReader::new(stderr.take(u64::MAX));
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match r.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let t: String = line.trim_end().chars().take(MAX_LINE).collect();
+                if !t.is_empty() {
+                    warn!(engine = %name, "stderr: {t}");
+                }
+            }
+        }
+    }
+}
