@@ -135,6 +135,67 @@ fn create(
     Ok(())
 }
 
+/// `daemon --check` with an external engine: starts it, completes the handshake,
+/// lists its name, author and options, and refuses an `engine.options` name it does
+/// not offer.
+fn check_engine(o: &kibitzer::options::Options) -> Result<(), String> {
+    use kibitzer::external::{ExternalConfig, ExternalEngine};
+    let cfg = match ExternalConfig::from_options(o) {
+        None => return Ok(()),
+        Some(Err(e)) => return Err(format!("engine: {e}")),
+        Some(Ok(c)) => c,
+    };
+    let limit = cfg.start_timeout;
+    let e = ExternalEngine::start(cfg.clone());
+    let t = std::time::Instant::now();
+    let id = loop {
+        if let Some(id) = e.identity() {
+            break id;
+        }
+        if t.elapsed() > limit || !e.health().healthy {
+            let why = e
+                .health()
+                .last_fault
+                .unwrap_or_else(|| format!("no handshake within {:.0} s", limit.as_secs_f64()));
+            return Err(format!(
+                "engine.command `{}`: {why}; fix: check the program, its arguments and engine.protocol",
+                cfg.command
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    println!(
+        "engine: {} by {} ({}), {} options: {}",
+        id.name,
+        if id.author.is_empty() {
+            "?"
+        } else {
+            &id.author
+        },
+        cfg.protocol.name(),
+        id.options.len(),
+        id.options
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let missing: Vec<&str> = cfg
+        .options
+        .iter()
+        .filter(|(k, _)| id.option(k).is_none())
+        .map(|(k, _)| k.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "engine.options: {} offers no option {}; fix: use one of the options listed above",
+            id.name,
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// The option table with the environment and the command line applied.
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
@@ -753,6 +814,10 @@ fn daemon(
                 .unwrap_or_default()
         );
         println!("{}", start_line(&settings));
+        if let Err(e) = check_engine(&settings.options) {
+            eprintln!("kibitzer: configuration: {e}");
+            return Exit::Config as i32;
+        }
         return 0;
     }
     eprintln!("{}", start_line(&settings));

@@ -20,11 +20,11 @@ use tokio::sync::mpsc;
 
 /// The game controller for an engine thread: searching with the external engine
 /// `engine.command` names (a process of its own), else with the built-in engine.
-pub fn new_game(opts: &Options) -> Game {
+pub fn new_game(opts: &Options, engines: &crate::external::HealthBoard) -> Game {
     match crate::external::ExternalConfig::from_options(opts) {
         None => Game::new(opts),
         Some(Ok(cfg)) => {
-            let engine = crate::external::ExternalEngine::start(cfg);
+            let engine = crate::external::ExternalEngine::start_on(cfg, engines.clone());
             Game::with_searcher(
                 opts,
                 Arc::new(crate::engine::time::SystemClock::default()),
@@ -158,8 +158,13 @@ pub struct Brain {
 }
 
 impl Brain {
-    /// Starts a brain with the engine sized by `opts` (hash, threads).
-    pub fn spawn(opts: &Options, fault: Option<Fault>) -> Brain {
+    /// Starts a brain with the engine sized by `opts` (hash, threads), or the
+    /// external engine they name (its health reported on `engines`).
+    pub fn spawn(
+        opts: &Options,
+        fault: Option<Fault>,
+        engines: crate::external::HealthBoard,
+    ) -> Brain {
         let (tx, rx) = std_mpsc::channel::<BrainCmd>();
         let (etx, erx) = mpsc::unbounded_channel();
         let opts = opts.clone();
@@ -171,7 +176,7 @@ impl Brain {
             .spawn(move || {
                 let etx2 = etx.clone();
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-                    run(opts, rx, tx2, etx, fault, busy2)
+                    run(opts, rx, tx2, etx, fault, busy2, engines)
                 }));
                 if let Err(p) = r {
                     let msg = p
@@ -284,8 +289,9 @@ fn run(
     etx: mpsc::UnboundedSender<BrainEvent>,
     fault: Option<Fault>,
     busy: Arc<AtomicBool>,
+    engines: crate::external::HealthBoard,
 ) {
-    let mut game = new_game(&opts);
+    let mut game = new_game(&opts, &engines);
     install_book(&mut game, &opts);
     let notify_tx = Mutex::new(tx);
     game.set_notify(Arc::new(move || {

@@ -196,6 +196,8 @@ pub enum Refusal {
     Busy,
     NotAccepting,
     ShuttingDown,
+    /// The external engine is being started again after faults.
+    EngineDown,
     Variant,
     SetUpPosition,
     Untimed,
@@ -221,6 +223,7 @@ impl Refusal {
             Refusal::Busy => "I am playing a game, try again later".into(),
             Refusal::NotAccepting => "I am not accepting challenges now".into(),
             Refusal::ShuttingDown => "I am shutting down".into(),
+            Refusal::EngineDown => "my engine is being restarted, try again in a minute".into(),
             Refusal::Variant => "I play standard chess only".into(),
             Refusal::SetUpPosition => "I play from the standard start only".into(),
             Refusal::Untimed => "I do not play untimed games".into(),

@@ -32,6 +32,8 @@ pub const ACCEPT_HOLD: Duration = Duration::from_secs(30);
 pub struct Frame {
     pub status: StatusTx,
     pub events: broadcast::Sender<BotEvent>,
+    /// The health of the external engines (none when the built-in engine plays).
+    pub engines: crate::external::HealthBoard,
     /// Fault injection for tests: the engine's.
     pub fault: Option<Fault>,
     /// Panic once in the task of this game number (tests).

@@ -61,6 +61,11 @@ pub const KEY_CHECKS: &[KeyCheck] = &[
         fix: "list game numbers, player:<handle> or relay:<handle>, for example \"12, player:hikaru\"",
     },
     KeyCheck {
+        key: "engine.options",
+        check: |o| crate::external::parse_option_pairs(o.str("engine.options")).map(|_| ()),
+        fix: "write name = value pairs separated by commas, for example \"Hash = 256, Threads = 2\"",
+    },
+    KeyCheck {
         key: "lichess.matchmaking",
         check: |o| {
             if o.bool("lichess.enabled") && o.bool("lichess.matchmaking") {
@@ -292,6 +297,8 @@ fn engine_facts(o: &Options) -> status::EngineFacts {
         hash_mb: (o.size("hash") >> 20) as u64,
         ponder: o.bool("ponder"),
         healthy: true,
+        fault: None,
+        external: Some(o.str("engine.command").trim().to_string()).filter(|c| !c.is_empty()),
         book,
         tables,
         learning: None,
@@ -370,6 +377,7 @@ impl Daemon {
         let frame = life::Frame {
             status: self.status.clone(),
             events: self.events.clone(),
+            engines: crate::external::HealthBoard::default(),
             fault: self.fault,
             task_panic_game: self.task_panic_game,
             task_panicked: self.task_panicked.clone(),
@@ -415,6 +423,25 @@ impl Daemon {
                 }
             }
         }
+        // The external engines' health, into the status (the window, /healthz).
+        let st = self.status.clone();
+        let engines = frame.engines.clone();
+        let engine_health = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                let Some(h) = engines.now() else {
+                    continue;
+                };
+                st.update_if(|s| {
+                    let fault = (!h.healthy).then(|| h.last_fault.clone()).flatten();
+                    let changed = s.engine.healthy != h.healthy || s.engine.fault != fault;
+                    s.engine.healthy = h.healthy;
+                    s.engine.fault = fault;
+                    changed
+                });
+            }
+        });
         let health = tokio::spawn(systemd_health(self.status.subscribe(), beats, names.len()));
         let mut running = names.len();
         let mut exit = Exit::Ok;
@@ -457,6 +484,7 @@ impl Daemon {
             }
         }
         health.abort();
+        engine_health.abort();
         notify(&[sd_notify::NotifyState::Stopping]);
         let _ = self.events.send(BotEvent::Stopping);
         exit

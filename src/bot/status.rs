@@ -197,6 +197,10 @@ pub struct EngineFacts {
     pub ponder: bool,
     /// False after an engine fault until the engine answers again.
     pub healthy: bool,
+    /// The last fault, while not healthy.
+    pub fault: Option<String>,
+    /// The external engine's program (`engine.command`), if one plays.
+    pub external: Option<String>,
     pub book: String,
     pub tables: String,
     pub learning: Option<LearningCounts>,
@@ -466,7 +470,10 @@ impl Status {
             }
         }
         if !self.engine.healthy {
-            return Err("engine fault".into());
+            return Err(format!(
+                "engine fault: {}",
+                self.engine.fault.as_deref().unwrap_or("it did not answer")
+            ));
         }
         Ok(())
     }

@@ -119,6 +119,66 @@ pub struct Health {
     pub last_fault: Option<String>,
 }
 
+/// The health of the external engines of one daemon (its games' and its
+/// observer's), by engine: read by the daemon for the window, `/healthz` and the
+/// accounts (which take no new game while an engine is down).
+#[derive(Clone, Default)]
+pub struct HealthBoard(Arc<Mutex<Vec<(u64, Health)>>>);
+
+static NEXT_DRIVER: AtomicU32 = AtomicU32::new(1);
+
+impl std::fmt::Debug for HealthBoard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HealthBoard")
+    }
+}
+
+impl HealthBoard {
+    fn register(&self, id: u64, h: Health) {
+        let mut r = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match r.iter_mut().find(|(i, _)| *i == id) {
+            Some(e) => e.1 = h,
+            None => r.push((id, h)),
+        }
+    }
+
+    fn unregister(&self, id: u64) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(i, _)| *i != id);
+    }
+
+    /// The engines' health together (`None`: no external engine runs): healthy
+    /// when every one is; the longest crash loop and a fault.
+    pub fn now(&self) -> Option<Health> {
+        let r = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if r.is_empty() {
+            return None;
+        }
+        Some(Health {
+            healthy: r.iter().all(|(_, h)| h.healthy),
+            restarts_in_a_row: r
+                .iter()
+                .map(|(_, h)| h.restarts_in_a_row)
+                .max()
+                .unwrap_or(0),
+            last_fault: r
+                .iter()
+                .filter(|(_, h)| !h.healthy)
+                .find_map(|(_, h)| h.last_fault.clone()),
+        })
+    }
+
+    /// Why no new game should start now (an engine is down), if so.
+    pub fn down(&self) -> Option<String> {
+        self.now().filter(|h| !h.healthy).map(|h| {
+            h.last_fault
+                .unwrap_or_else(|| "the engine does not answer".into())
+        })
+    }
+}
+
 /// What the API and the reader threads tell the driver.
 enum Msg {
     Go(Box<GoCmd>),
@@ -162,6 +222,11 @@ impl ExternalEngine {
     /// Starts the engine (the handshake goes on in the background: a search asked
     /// for before it is over waits for it, within its own time).
     pub fn start(cfg: ExternalConfig) -> ExternalEngine {
+        ExternalEngine::start_on(cfg, HealthBoard::default())
+    }
+
+    /// `start`, reporting its health on `board` (the daemon's).
+    pub fn start_on(cfg: ExternalConfig, board: HealthBoard) -> ExternalEngine {
         let (tx, rx) = mpsc::channel();
         let shared = Arc::new(Shared {
             searching: Mutex::new(false),
@@ -174,7 +239,7 @@ impl ExternalEngine {
         let (c2, s2, tx2) = (cfg.clone(), Arc::clone(&shared), tx.clone());
         let thread = std::thread::Builder::new()
             .name("external-engine".into())
-            .spawn(move || Driver::new(c2, s2, tx2).run(rx))
+            .spawn(move || Driver::new(c2, s2, tx2, board).run(rx))
             .expect("spawn the external engine's driver");
         ExternalEngine {
             tx,
@@ -359,10 +424,22 @@ struct Driver {
     spare: Option<EngineHandle>,
     /// xboard: the engine is in analysis mode.
     analysing: bool,
+    /// A probe search runs (after a restart, to see the engine answer again).
+    probing: bool,
+    /// Best moves still to come from searches given up (a stopped probe).
+    stale_moves: u32,
+    /// This driver's entry on the health board.
+    id: u64,
+    board: HealthBoard,
 }
 
 impl Driver {
-    fn new(cfg: ExternalConfig, shared: Arc<Shared>, tx: mpsc::Sender<Msg>) -> Driver {
+    fn new(
+        cfg: ExternalConfig,
+        shared: Arc<Shared>,
+        tx: mpsc::Sender<Msg>,
+        board: HealthBoard,
+    ) -> Driver {
         Driver {
             cfg,
             shared,
@@ -376,7 +453,27 @@ impl Driver {
             next_start: Instant::now(),
             spare: None,
             analysing: false,
+            probing: false,
+            stale_moves: 0,
+            id: NEXT_DRIVER.fetch_add(1, Ordering::SeqCst) as u64,
+            board,
         }
+    }
+
+    fn publish(&self) {
+        self.board.register(
+            self.id,
+            Health {
+                healthy: self.shared.healthy.load(Ordering::SeqCst),
+                restarts_in_a_row: self.shared.restarts.load(Ordering::SeqCst),
+                last_fault: self
+                    .shared
+                    .last_fault
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone(),
+            },
+        );
     }
 
     fn write(&mut self, line: &str) {
@@ -464,6 +561,7 @@ impl Driver {
         }
         self.ready = false;
         self.analysing = false;
+        self.stale_moves = 0;
     }
 
     /// Something went wrong with the engine: logged, counted, the process started
@@ -477,6 +575,8 @@ impl Driver {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(what.to_string());
         self.shared.healthy.store(false, Ordering::SeqCst);
+        self.probing = false;
+        self.publish();
         self.kill();
         let wait = Duration::from_millis(250)
             .saturating_mul(1 << n.min(8))
@@ -489,9 +589,11 @@ impl Driver {
             info!(engine = %self.identity.name, "the engine answers again");
         }
         self.shared.restarts.store(0, Ordering::SeqCst);
+        self.publish();
     }
 
     fn run(mut self, rx: mpsc::Receiver<Msg>) {
+        self.publish();
         self.spawn();
         loop {
             let timeout = self
@@ -520,6 +622,7 @@ impl Driver {
             ));
         }
         self.kill();
+        self.board.unregister(self.id);
         self.set_searching(false);
     }
 
@@ -585,6 +688,20 @@ impl Driver {
             Msg::Go(g) => {
                 if let Some(r) = self.running.take() {
                     self.finish(r, None, "");
+                }
+                if self.probing {
+                    // A game comes before the probe; its answer is ignored.
+                    self.probing = false;
+                    match self.cfg.protocol {
+                        Protocol::Uci => {
+                            self.write("stop");
+                            self.stale_moves += 1;
+                        }
+                        Protocol::Xboard => {
+                            self.write("?");
+                            self.stale_moves += 1;
+                        }
+                    }
                 }
                 self.running = Some(Running {
                     pondering: g.limits.ponder,
@@ -724,6 +841,21 @@ impl Driver {
         }
         if self.running.is_some() {
             self.send_go();
+        } else if !self.shared.healthy.load(Ordering::SeqCst) {
+            // Started again after a fault, no game waiting: a one-ply search shows
+            // whether it answers (the accounts take no game until it does).
+            self.probing = true;
+            match self.cfg.protocol {
+                Protocol::Uci => {
+                    self.write("position startpos");
+                    self.write("go depth 1");
+                }
+                Protocol::Xboard => {
+                    self.write("new");
+                    self.write("sd 1");
+                    self.write("go");
+                }
+            }
         }
     }
 
@@ -822,6 +954,39 @@ impl Driver {
                 }
                 Some(Handshake::Done) => self.on_ready(),
                 Some(Handshake::Ready) | None => {}
+            }
+            return;
+        }
+        if self.stale_moves > 0 {
+            let is_move = match self.cfg.protocol {
+                Protocol::Uci => protocol::uci_bestmove(line).is_some(),
+                Protocol::Xboard => protocol::xboard_move(line).is_some(),
+            };
+            if is_move {
+                self.stale_moves -= 1;
+                return;
+            }
+        }
+        if self.probing && self.running.is_none() {
+            let answered = match self.cfg.protocol {
+                Protocol::Uci => protocol::uci_bestmove(line).map(|(m, _)| m),
+                Protocol::Xboard => protocol::xboard_move(line),
+            };
+            if let Some(m) = answered {
+                self.probing = false;
+                let start = Board::startpos();
+                if start
+                    .parse_uci(&m)
+                    .or_else(|_| start.parse_move(&m))
+                    .is_ok()
+                {
+                    self.healthy();
+                } else {
+                    self.fault(&format!("the probe's move `{}` is not legal", cut(&m, 40)));
+                }
+                if self.cfg.protocol == Protocol::Xboard {
+                    self.write("new");
+                }
             }
             return;
         }

@@ -15,6 +15,14 @@ pub enum Protocol {
 }
 
 impl Protocol {
+    /// The protocol's name as operators write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Uci => "UCI",
+            Protocol::Xboard => "xboard",
+        }
+    }
+
     pub fn parse(word: &str) -> Option<Protocol> {
         match word.trim().to_ascii_lowercase().as_str() {
             "uci" => Some(Protocol::Uci),
@@ -494,10 +502,14 @@ mod tests {
         let o = xboard_options(&[("option".into(), "Resign -check 0".into())]);
         assert_eq!(o[0].name, "Resign");
         let b = Board::startpos();
-        let t = xboard_thinking(" 7  25 120 12345 e2e4 e7e5 Ng1f3", &b).unwrap();
+        let t = xboard_thinking(" 7  25 120 12345 e2e4 e7e5 Ng1f3 <hash> Bf1c4", &b).unwrap();
         assert_eq!((t.depth, t.score, t.nodes), (7, 25, 12_345));
         assert_eq!(t.time, Duration::from_millis(1200));
-        assert_eq!(t.pv.len(), 2);
+        assert_eq!(
+            t.pv.len(),
+            3,
+            "the pv stops at the first word that is no move"
+        );
         let m = xboard_thinking("9 100003 50 10 e2e4", &b).unwrap();
         assert_eq!(crate::engine::mate_in(m.score), Some(3));
         assert!(xboard_thinking("hello world", &b).is_none());

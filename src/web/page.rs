@@ -475,8 +475,24 @@ pub fn engine(s: &Status) -> String {
         ),
         None => "off (no bookpath)".into(),
     };
+    let program = match &e.external {
+        Some(cmd) => format!("<tr><th>Engine</th><td>external: {}</td></tr>", escape(cmd)),
+        None => "<tr><th>Engine</th><td>built-in</td></tr>".to_string(),
+    };
+    let state = if e.healthy {
+        "<span class=\"ok\">healthy</span>".to_string()
+    } else {
+        format!(
+            "<span class=\"bad\">fault: {}</span>",
+            escape(
+                e.fault
+                    .as_deref()
+                    .unwrap_or("did not answer its last search")
+            )
+        )
+    };
     format!(
-        "<table class=\"facts\"><tr><th>Threads</th><td>{}</td></tr><tr><th>Hash</th><td>{} MB</td></tr><tr><th>Ponder</th><td>{}</td></tr><tr><th>Book</th><td>{}</td></tr><tr><th>Tables</th><td>{}</td></tr><tr><th>Learning</th><td>{}</td></tr><tr><th>Last search</th><td>depth {}, {} nps</td></tr><tr><th>State</th><td>{}</td></tr></table>",
+        "<table class=\"facts\">{program}<tr><th>Threads</th><td>{}</td></tr><tr><th>Hash</th><td>{} MB</td></tr><tr><th>Ponder</th><td>{}</td></tr><tr><th>Book</th><td>{}</td></tr><tr><th>Tables</th><td>{}</td></tr><tr><th>Learning</th><td>{}</td></tr><tr><th>Last search</th><td>depth {}, {} nps</td></tr><tr><th>State</th><td>{}</td></tr></table>",
         e.threads,
         e.hash_mb,
         if e.ponder { "on" } else { "off" },
@@ -485,11 +501,7 @@ pub fn engine(s: &Status) -> String {
         learning,
         c.search_depth,
         crate::format::count(c.engine_nps),
-        if e.healthy {
-            "<span class=\"ok\">healthy</span>"
-        } else {
-            "<span class=\"bad\">fault: did not answer its last search</span>"
-        }
+        state
     )
 }
 

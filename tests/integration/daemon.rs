@@ -665,6 +665,19 @@ async fn series(
     max_plies: usize,
     icc: bool,
 ) -> (FakeStats, Vec<GameReport>, usize) {
+    series_with(name, games, minutes, inc, max_plies, icc, &[]).await
+}
+
+/// `series` with `extra` settings (an external engine's, for one).
+pub(crate) async fn series_with(
+    name: &str,
+    games: usize,
+    minutes: u32,
+    inc: u32,
+    max_plies: usize,
+    icc: bool,
+    extra: &[&str],
+) -> (FakeStats, Vec<GameReport>, usize) {
     if games == 0 {
         return (FakeStats::default(), Vec::new(), 0);
     }
@@ -679,19 +692,15 @@ async fn series(
         ..Default::default()
     };
     let seek = format!("bot.seeks={minutes} {inc} u m");
-    let r = start(
-        name,
-        cfg,
-        &[
-            "sn=0",
-            "ponder=on",
-            "hash=16M",
-            &seek,
-            "bot.max_rematches=0",
-        ],
-        |_| {},
-    )
-    .await;
+    let mut all = vec![
+        "sn=0",
+        "ponder=on",
+        "hash=16M",
+        &seek,
+        "bot.max_rematches=0",
+    ];
+    all.extend_from_slice(extra);
+    let r = start(name, cfg, &all, |_| {}).await;
     let limit = Duration::from_secs(games as u64 * (minutes as u64 * 120 + inc as u64 * 120 + 30));
     let s = r.srv.wait_results(games, limit).await;
     let (stats, evs, _) = r.finish(Duration::from_secs(60)).await;
@@ -703,7 +712,7 @@ async fn series(
     (stats, reports(&evs), panics)
 }
 
-fn summary(label: &str, stats: &FakeStats, reps: &[GameReport], panics: usize) {
+pub(crate) fn summary(label: &str, stats: &FakeStats, reps: &[GameReport], panics: usize) {
     let faults: u32 = reps.iter().map(|r| r.stats.faults).sum();
     let illegal_caught: u32 = reps.iter().map(|r| r.stats.illegal_caught).sum();
     let mut react: Vec<f64> = reps
@@ -737,6 +746,11 @@ use std::collections::HashMap;
 /// Reaction to the board: a node limit of 1 makes every move instant, so the time
 /// from a board's arrival to our move on the wire is the daemon's own share.
 async fn measure_reaction(label: &str, icc: bool) {
+    measure_reaction_with(label, icc, &[]).await
+}
+
+/// `measure_reaction` with `extra` settings (an external engine's, for one).
+pub(crate) async fn measure_reaction_with(label: &str, icc: bool, extra: &[&str]) {
     let cfg = FakeConfig {
         games: 3,
         max_plies: 40,
@@ -744,7 +758,9 @@ async fn measure_reaction(label: &str, icc: bool) {
         ..Default::default()
     };
     let tag = if icc { "icc-react" } else { "react" };
-    let r = start(tag, cfg, &["sn=1"], |_| {}).await;
+    let mut all = vec!["sn=1"];
+    all.extend_from_slice(extra);
+    let r = start(tag, cfg, &all, |_| {}).await;
     r.srv.wait_results(3, Duration::from_secs(60)).await;
     let (_, evs, _) = r.finish(Duration::from_secs(20)).await;
     let mut react: Vec<f64> = reports(&evs)

@@ -246,3 +246,250 @@ fn a_slow_start_is_waited_for_within_the_limit_and_else_replaced() {
     );
     assert!(b.is_legal(r.best), "{r:?}");
 }
+
+/// The daemon's settings for an external engine (`engine.command` and its options).
+fn engine_settings(program: &str, args: &str) -> Vec<String> {
+    vec![
+        format!("engine.command={program}"),
+        format!("engine.args={args}"),
+        "engine.protocol=uci".into(),
+        "engine.options=Hash=16, Threads=1".into(),
+        "engine.book=off".into(),
+    ]
+}
+
+/// One game on the fake FICS or ICC server with `extra` settings: the fake's stats.
+async fn ics_game(name: &str, icc: bool, extra: &[String]) -> crate::ics_fake_server::FakeStats {
+    ics_game_with(name, icc, extra, Default::default(), |_| {})
+        .await
+        .0
+}
+
+/// `ics_game` on a fake set up by `cfg` (`icc` is set here); `at_end` sees the
+/// daemon's status after the result (and 3 s more): the fake's stats, then
+/// the stats again after those 3 s.
+async fn ics_game_with(
+    name: &str,
+    icc: bool,
+    extra: &[String],
+    cfg: crate::ics_fake_server::FakeConfig,
+    at_end: impl FnOnce(&kibitzer::bot::status::Status),
+) -> (
+    crate::ics_fake_server::FakeStats,
+    crate::ics_fake_server::FakeStats,
+) {
+    use crate::ics_fake_server::{FakeConfig, FakeServer};
+    use kibitzer::bot::{ControlMsg, Daemon};
+    let srv = FakeServer::start(FakeConfig {
+        icc,
+        opp_resign_at: cfg.opp_resign_at.or(Some(30)),
+        ..cfg
+    })
+    .await;
+    let dir = crate::daemon::temp_dir(&format!("{name}-{}", if icc { "icc" } else { "fics" }));
+    let mut all: Vec<&str> = extra.iter().map(String::as_str).collect();
+    if icc {
+        all.push("ics.server_type=icc");
+    }
+    let d = Daemon::new(crate::daemon::settings(srv.port, &dir, &all));
+    let status = d.status();
+    let control = d.control();
+    let handle = tokio::spawn(d.run());
+    let s = srv.wait_results(1, Duration::from_secs(120)).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    at_end(&status.borrow());
+    let later = srv.stats();
+    control.send(ControlMsg::Quit);
+    let _ = tokio::time::timeout(Duration::from_secs(20), handle).await;
+    let _ = std::fs::remove_dir_all(&dir);
+    (s, later)
+}
+
+/// `program` over `protocol` plays for the daemon on the FICS, ICC and Lichess
+/// fakes: whole games to a result, every move legal, no time lost.
+async fn plays_on_every_server(program: &str, protocol: &str) {
+    let mut extra = engine_settings(program, "");
+    extra[2] = format!("engine.protocol={protocol}");
+    if protocol == "xboard" {
+        extra[3] = "engine.options=".into();
+    }
+    for icc in [false, true] {
+        let s = ics_game(&format!("external-{protocol}"), icc, &extra).await;
+        assert_eq!(s.results.len(), 1, "{program} icc {icc}: {s:?}");
+        assert_eq!(
+            (s.illegal_moves, s.bot_time_losses),
+            (0, 0),
+            "{program} icc {icc}: {s:?}"
+        );
+    }
+    use crate::lichess_fake_server::{ChallengeSpec, FakeConfig};
+    let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+    let mut bot = crate::lichess::Bot::start(
+        FakeConfig {
+            opponent_resigns_after: Some(15),
+            ..FakeConfig::default()
+        },
+        &format!("external-lichess-{protocol}"),
+        &extra,
+    )
+    .await;
+    bot.fake.challenge(ChallengeSpec::standard(
+        "ext1",
+        60,
+        0,
+        kibitzer::chess::Color::Black,
+    ));
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_eq!(r.result, "0-1", "{program}: {r:?}");
+    bot.fake.with(|s, g| {
+        assert_eq!(s.illegal, 0, "{program}");
+        assert!(g[0].bot_clock_after.iter().all(|&c| c > 0), "{program}");
+    });
+    bot.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stockfish_plays_on_every_server() {
+    if let Some(sf) = engine_program("stockfish") {
+        plays_on_every_server(&sf, "uci").await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fairymax_plays_on_every_server() {
+    if let Some(fm) = engine_program("fairymax") {
+        plays_on_every_server(&fm, "xboard").await;
+    }
+}
+
+/// An engine that crashes at every 4th move of each of its lives still finishes
+/// its game on the FICS fake: no illegal move, no time lost, the game to a result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashing_engine_does_not_cost_the_game() {
+    let Some(c) = misbehaving(&["crash_at=4"]) else {
+        return;
+    };
+    let extra = engine_settings("python3", &c.args.join(" "));
+    let s = ics_game("external-crash", false, &extra).await;
+    assert_eq!(s.results.len(), 1, "{s:?}");
+    assert!(
+        s.results[0].1.contains("resigns"),
+        "played to the end: {s:?}"
+    );
+    assert_eq!((s.illegal_moves, s.bot_time_losses), (0, 0), "{s:?}");
+}
+
+/// `daemon --check` starts the engine, completes the handshake and lists its
+/// name, author and options; an option it does not offer, or a program that does
+/// not start, is a configuration error naming it.
+#[test]
+fn daemon_check_lists_the_engine_and_refuses_an_option_it_lacks() {
+    let Some(sf) = engine_program("stockfish") else {
+        return;
+    };
+    use crate::cli::run_with;
+    let env = [("KIBITZER_PASSWORD", "")];
+    let base = ["daemon", "--check", "--set", "ics.server=127.0.0.1"];
+    let run = |extra: &[String]| {
+        let mut args: Vec<&str> = base.to_vec();
+        for e in extra {
+            args.push("--set");
+            args.push(e);
+        }
+        run_with(&args, "", &env, Duration::from_secs(60))
+    };
+    let ok = run(&[
+        format!("engine.command={sf}"),
+        "engine.options=Hash = 32, Threads = 1".into(),
+    ]);
+    assert!(ok.ok(), "{ok}");
+    assert!(ok.stdout.contains("engine: Stockfish"), "{ok}");
+    assert!(
+        ok.stdout.contains("SyzygyPath") && ok.stdout.contains("the Stockfish developers"),
+        "{ok}"
+    );
+    let bad = run(&[
+        format!("engine.command={sf}"),
+        "engine.options=Bogus = 1".into(),
+    ]);
+    assert_eq!(bad.code, Some(2), "{bad}");
+    assert!(bad.stderr.contains("no option Bogus"), "{bad}");
+    let missing = run(&["engine.command=/nonexistent/engine".into()]);
+    assert_eq!(missing.code, Some(2), "{missing}");
+    assert!(missing.stderr.contains("/nonexistent/engine"), "{missing}");
+}
+
+/// A crash loop: an engine that crashes whenever it is asked for a move never
+/// answers the probe after its restarts. Its game still ends with no illegal move
+/// and no time lost (quick moves of our own); then the account declines the
+/// opponent's rematch ("being restarted"), seeks no more, and the status (the
+/// window, `/healthz`) names the engine's fault.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crash_loop_stops_the_seeking_and_the_status_says_so() {
+    let Some(c) = misbehaving(&["crash_at=1"]) else {
+        return;
+    };
+    let extra = engine_settings("python3", &c.args.join(" "));
+    let cfg = crate::ics_fake_server::FakeConfig {
+        games: 2,
+        opp_resign_at: Some(16),
+        rematch_after: Some(Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let mut health = Ok(());
+    let (s, later) = ics_game_with("external-loop", false, &extra, cfg, |st| {
+        health = st.health();
+    })
+    .await;
+    assert_eq!(s.results.len(), 1, "{s:?}");
+    assert_eq!((s.illegal_moves, s.bot_time_losses), (0, 0), "{s:?}");
+    let after = &later.commands[s.commands.len()..];
+    assert!(
+        after.iter().any(|c| c.starts_with("decline")),
+        "the rematch is declined: {after:?}"
+    );
+    assert!(
+        after
+            .iter()
+            .any(|c| c.starts_with("tell") && c.contains("being restarted")),
+        "the opponent is told why: {after:?}"
+    );
+    assert!(
+        !after.iter().any(|c| c.starts_with("seek")),
+        "no seeking while the engine is down: {after:?}"
+    );
+    let why = health.expect_err("unhealthy while the engine is down");
+    assert!(why.contains("engine fault"), "{why}");
+}
+
+/// The measurement: 20 games at 1 0 on the FICS fake with Stockfish behind
+/// kibitzer, the same with the misbehaving engine crashing at every 10th move, and
+/// the reaction to a board with a 1-node search, the built-in engine and Stockfish
+/// side by side. Run: `cargo test --test integration measure_external -- --ignored
+/// --nocapture` (`KIBITZER_MEASURE_SERIES=n` for another number of games).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn measure_external() {
+    use crate::daemon::{measure_reaction_with, series_with, summary};
+    let Some(sf) = engine_program("stockfish") else {
+        return;
+    };
+    let Some(c) = misbehaving(&["crash_at=10"]) else {
+        return;
+    };
+    let n: usize = std::env::var("KIBITZER_MEASURE_SERIES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(20);
+    let sf_settings = engine_settings(&sf, "");
+    let sf_extra: Vec<&str> = sf_settings.iter().map(String::as_str).collect();
+    let crash_settings = engine_settings("python3", &c.args.join(" "));
+    let crash_extra: Vec<&str> = crash_settings.iter().map(String::as_str).collect();
+    let a = series_with("ext-sf", n, 1, 0, 60, false, &sf_extra).await;
+    summary(&format!("stockfish {n} x 1 0"), &a.0, &a.1, a.2);
+    let b = series_with("ext-crash", n, 1, 0, 60, false, &crash_extra).await;
+    summary(&format!("crash every 10th move {n} x 1 0"), &b.0, &b.1, b.2);
+    measure_reaction_with("built-in: ", false, &[]).await;
+    measure_reaction_with("stockfish: ", false, &sf_extra).await;
+    measure_reaction_with("built-in again: ", false, &[]).await;
+}

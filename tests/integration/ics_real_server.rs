@@ -622,7 +622,7 @@ async fn game_over_leaves_the_engine_idle_while_thinking_or_pondering() {
         false
     }
     for pondering in [false, true] {
-        let mut b = Brain::spawn(&opts, None);
+        let mut b = Brain::spawn(&opts, None, kibitzer::external::HealthBoard::default());
         b.send(BrainCmd::NewGame {
             opts: Box::new(opts.clone()),
             side: Color::White,

@@ -73,10 +73,12 @@ impl Account {
             }
         }
         self.st.observer.guest = super::owner::is_guest(&handle);
+        self.st.observer.engines = self.ctx.frame.engines.clone();
         self.st.observer.start(&w);
         self.seek_all(&w);
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         let mut keepalive_sent: Option<Instant> = None;
+        let mut engine_was_down = false;
         loop {
             let adapter_wake = games.values().filter_map(|g| g.adapter.next_timer()).min();
             tokio::select! {
@@ -151,6 +153,24 @@ impl Account {
                 _ = tick.tick() => {
                     let now = Instant::now();
                     self.ctx.beat.beat();
+                    // No seeking while the external engine is down; again once it
+                    // answers.
+                    let down = self.ctx.frame.engines.down();
+                    if down.is_some() != engine_was_down {
+                        engine_was_down = down.is_some();
+                        match down {
+                            Some(why) => {
+                                warn!("the engine is down ({why}): no seeking until it answers");
+                                w.send(&ServerCommand::Unseek);
+                            }
+                            None => {
+                                info!("the engine answers again: seeking");
+                                if live(&games).is_none() {
+                                    self.seek_all(&w);
+                                }
+                            }
+                        }
+                    }
                     self.st.observer.tick(now, &w);
                     let keepalive = self.st.opts.duration("ics.keepalive");
                     if now.duration_since(w.last_sent()) >= keepalive && keepalive > Duration::ZERO {
@@ -516,6 +536,8 @@ impl Account {
         let busy = !self.st.slots.free(now);
         let judged = if self.st.draining {
             Err(Refusal::ShuttingDown)
+        } else if self.ctx.frame.engines.down().is_some() {
+            Err(Refusal::EngineDown)
         } else {
             self.st
                 .formula

@@ -316,11 +316,16 @@ impl Account {
             class,
             computer,
             status: self.status().clone(),
+            engines: self.ctx.frame.engines.clone(),
         }
     }
 
     fn seek_all(&self, w: &Writer) {
-        seek(w, &self.st);
+        // No seeks while the external engine is down: the connected loop seeks
+        // when it answers again.
+        if self.ctx.frame.engines.down().is_none() {
+            seek(w, &self.st);
+        }
     }
 
     /// The observed games, after the observer changed.

@@ -99,7 +99,11 @@ struct Analyst {
 }
 
 impl Analyst {
-    fn spawn(opts: &Options, etx: mpsc::UnboundedSender<AnalystEvent>) -> Analyst {
+    fn spawn(
+        opts: &Options,
+        etx: mpsc::UnboundedSender<AnalystEvent>,
+        engines: crate::external::HealthBoard,
+    ) -> Analyst {
         let (tx, rx) = std_mpsc::channel::<AnalystCmd>();
         let mut opts = opts.clone();
         // Its own modest table: the games' engine keeps its own.
@@ -110,7 +114,7 @@ impl Analyst {
             .name("analyst".into())
             .spawn(move || {
                 let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    let mut game = crate::bot::brain::new_game(&opts);
+                    let mut game = crate::bot::brain::new_game(&opts, &engines);
                     game.set_engine_side(None);
                     while let Ok(cmd) = rx.recv() {
                         match cmd {
@@ -247,6 +251,8 @@ pub struct Observer {
     paused: bool,
     /// Our account is a guest: no talk in others' games.
     pub guest: bool,
+    /// Where an external analyst engine reports its health.
+    pub engines: crate::external::HealthBoard,
     guest_logged: bool,
     multi_quiet_logged: bool,
     retry_at: Option<Instant>,
@@ -470,7 +476,7 @@ impl Observer {
         }
         if self.analyst.is_none() {
             let (etx, erx) = mpsc::unbounded_channel();
-            self.analyst = Some(Analyst::spawn(self.opts(), etx));
+            self.analyst = Some(Analyst::spawn(self.opts(), etx, self.engines.clone()));
             self.events = Some(erx);
         }
         let Some(entry) = self.games.get_mut(&game) else {

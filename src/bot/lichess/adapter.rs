@@ -193,6 +193,7 @@ pub async fn play(
     id: String,
     number: u32,
     news: mpsc::UnboundedSender<GameNews>,
+    brain: Option<crate::bot::brain::Brain>,
 ) {
     let done = |out: Option<GameOutcome>| {
         let _ = news.send(GameNews::Done {
@@ -280,6 +281,7 @@ pub async fn play(
         class,
         computer,
         status: frame.status.clone(),
+        engines: frame.engines.clone(),
     };
     info!(game = %id, number, %white, %black, berserked, "Lichess game started");
     let mut live = crate::bot::status::LiveGame::of(&setup);
@@ -287,7 +289,7 @@ pub async fn play(
     live.url = Some(url);
     let kibitz = setup.opts.int("kibitz") > 0;
     let (port, mut cmds): (_, PortRx) = PortTx::channel();
-    let running = frame.start_game(setup, port.for_game(number), None, live);
+    let running = frame.start_game(setup, port.for_game(number), brain, live);
     let tx = running.tx;
     let mut task = running.handle;
     let mut view = View {

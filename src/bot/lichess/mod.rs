@@ -70,9 +70,11 @@ pub fn request(c: &Challenge) -> Option<Request> {
 pub fn reason(r: Refusal) -> DeclineReason {
     match r {
         Refusal::NoPlay | Refusal::Rating(_) => DeclineReason::Generic,
-        Refusal::Busy | Refusal::NotAccepting | Refusal::ShuttingDown | Refusal::Rematches => {
-            DeclineReason::Later
-        }
+        Refusal::Busy
+        | Refusal::NotAccepting
+        | Refusal::ShuttingDown
+        | Refusal::EngineDown
+        | Refusal::Rematches => DeclineReason::Later,
         Refusal::Variant => DeclineReason::Variant,
         Refusal::SetUpPosition => DeclineReason::Standard,
         Refusal::Untimed | Refusal::Increment(_) => DeclineReason::TimeControl,
@@ -96,6 +98,8 @@ struct Runner {
     concurrency: usize,
     /// The games' adapter tasks, by game id.
     games: HashMap<String, JoinHandle<()>>,
+    /// Engines of finished games, for the next ones.
+    brains: Vec<super::brain::Brain>,
     slots: Slots,
     opponents: Opponents,
     news_tx: mpsc::UnboundedSender<GameNews>,
@@ -260,6 +264,7 @@ pub async fn run(mut ctx: AccountCtx) -> Exit {
         archive,
         concurrency,
         games: HashMap::new(),
+        brains: Vec::new(),
         slots: Slots::new(concurrency),
         opponents: Opponents::default(),
         news_tx,
@@ -444,7 +449,7 @@ impl Runner {
                 self.slots.end(&id);
                 if let Some(out) = out {
                     let opts = self.opts.clone();
-                    let _brain = self
+                    let brain = self
                         .ctx
                         .frame
                         .finish(
@@ -455,6 +460,11 @@ impl Runner {
                             &opts,
                         )
                         .await;
+                    // Kept for the next game (its engine stays warm, and an external
+                    // engine's health stays known between games).
+                    if let Some(b) = brain.filter(|_| self.brains.len() < self.concurrency) {
+                        self.brains.push(b);
+                    }
                 }
                 if self.draining && self.games.is_empty() {
                     info!("lichess: games over; stopping as asked");
@@ -519,7 +529,7 @@ impl Runner {
 
     /// True while another game fits.
     fn free(&mut self) -> bool {
-        !self.draining && self.slots.free(Instant::now())
+        !self.draining && self.ctx.frame.engines.down().is_none() && self.slots.free(Instant::now())
     }
 
     /// When matchmaking next wants to act: a challenge to send, or ours to withdraw.
@@ -641,6 +651,7 @@ impl Runner {
         let verdict = match request(&c) {
             None => Err(DeclineReason::Generic),
             Some(_) if self.draining => Err(reason(Refusal::ShuttingDown)),
+            Some(_) if self.ctx.frame.engines.down().is_some() => Err(reason(Refusal::EngineDown)),
             Some(q) => self
                 .formula
                 .judge(&q, &self.noplay, in_a_row, busy)
@@ -692,6 +703,7 @@ impl Runner {
                 id.clone(),
                 number,
                 self.news_tx.clone(),
+                self.brains.pop(),
             )
             .instrument(span),
         );

@@ -65,6 +65,8 @@ pub struct GameSetup {
     pub computer: bool,
     /// Where the game's state is published (the status page).
     pub status: super::status::StatusTx,
+    /// Where an external engine reports its health (the daemon's board).
+    pub engines: crate::external::HealthBoard,
 }
 
 /// Figures a game leaves behind for the measurements.
@@ -253,7 +255,7 @@ impl Task {
         if let Some(old) = self.brain.take() {
             old.abandon();
         }
-        let b = Brain::spawn(&self.s.opts, None);
+        let b = Brain::spawn(&self.s.opts, None, self.s.engines.clone());
         b.send(BrainCmd::NewGame {
             opts: Box::new(self.s.opts.clone()),
             side: self.s.our_color,
@@ -749,7 +751,7 @@ pub async fn run(
         }),
         _ => {
             let fault = t.s.fault;
-            let b = Brain::spawn(&opts, fault);
+            let b = Brain::spawn(&opts, fault, t.s.engines.clone());
             b.send(BrainCmd::NewGame {
                 opts: Box::new(opts.clone()),
                 side: t.s.our_color,
