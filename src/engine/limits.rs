@@ -15,6 +15,9 @@ pub struct ClockLimits {
     /// Moves until the next time control; `None` for sudden death (with or without
     /// increment).
     pub moves_to_go: Option<u32>,
+    /// The opponent's remaining time, where it is known (an external engine is
+    /// told it; the built-in engine's time manager does not use it).
+    pub opponent_left: Option<Duration>,
 }
 
 /// What to search and when to stop.

@@ -221,6 +221,7 @@ mod tests {
                 time_left: Duration::from_millis(left_ms),
                 increment: Duration::from_millis(inc_ms),
                 moves_to_go: mtg,
+                opponent_left: None,
             }),
             ..Default::default()
         }

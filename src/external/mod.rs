@@ -37,6 +37,10 @@ use tracing::{debug, error, info, warn};
 pub const MAX_LINE: usize = 4096;
 /// How long `bestmove` may take after `stop` before the engine counts as hung.
 pub const STOP_MARGIN: Duration = Duration::from_millis(150);
+/// How long an idle driver waits for the move of a search it gave up.
+const STALE_WAIT: Duration = Duration::from_secs(2);
+/// How long a restarted engine may take to answer its one-ply probe search.
+const PROBE_WAIT: Duration = Duration::from_secs(10);
 /// How long a restarted engine waits after crashes in a row (doubling, capped).
 const RESTART_WAIT_MAX: Duration = Duration::from_secs(30);
 
@@ -426,8 +430,13 @@ struct Driver {
     analysing: bool,
     /// A probe search runs (after a restart, to see the engine answer again).
     probing: bool,
-    /// Best moves still to come from searches given up (a stopped probe).
+    /// Best moves still to come from searches given up (a stopped probe, a
+    /// ponder search the opponent's move missed).
     stale_moves: u32,
+    /// Since when the driver, idle, waits for such a move.
+    stale_since: Option<Instant>,
+    /// When the probe search was sent.
+    probe_since: Option<Instant>,
     /// This driver's entry on the health board.
     id: u64,
     board: HealthBoard,
@@ -455,6 +464,8 @@ impl Driver {
             analysing: false,
             probing: false,
             stale_moves: 0,
+            stale_since: None,
+            probe_since: None,
             id: NEXT_DRIVER.fetch_add(1, Ordering::SeqCst) as u64,
             board,
         }
@@ -562,6 +573,8 @@ impl Driver {
         self.ready = false;
         self.analysing = false;
         self.stale_moves = 0;
+        self.stale_since = None;
+        self.probe_since = None;
     }
 
     /// Something went wrong with the engine: logged, counted, the process started
@@ -615,6 +628,12 @@ impl Driver {
                 Some(Msg::Quit) => break,
                 Some(m) => self.on_msg(m),
             }
+            if self.running.is_none() && self.stale_moves > 0 {
+                self.stale_since.get_or_insert_with(Instant::now);
+            } else {
+                self.stale_since = None;
+            }
+            self.maybe_probe();
         }
         if let Some(r) = self.running.take() {
             (r.go.sink)(&SearchEvent::Done(
@@ -640,11 +659,25 @@ impl Driver {
                 at(s + STOP_MARGIN);
             }
         }
+        if let Some(s) = self.stale_since {
+            at(s + STALE_WAIT);
+        }
+        if let (true, Some(s)) = (self.probing, self.probe_since) {
+            at(s + PROBE_WAIT);
+        }
         t
     }
 
     fn on_timer(&mut self) {
         let now = Instant::now();
+        if self.stale_since.is_some_and(|s| now >= s + STALE_WAIT) {
+            self.fault("the engine did not answer `stop` of a search it was told to give up");
+            return;
+        }
+        if self.probing && self.probe_since.is_some_and(|s| now >= s + PROBE_WAIT) {
+            self.fault("the engine did not answer a one-ply search");
+            return;
+        }
         if self.proc.is_none() && now >= self.next_start {
             self.spawn();
             return;
@@ -687,6 +720,29 @@ impl Driver {
         match m {
             Msg::Go(g) => {
                 if let Some(r) = self.running.take() {
+                    // A search still running in the engine (a ponder search the
+                    // opponent's move missed, above all): stopped, and the move it
+                    // answers with is not taken for the new search's.
+                    if r.sent {
+                        match self.cfg.protocol {
+                            Protocol::Uci => {
+                                if r.stop_sent.is_none() {
+                                    self.write("stop");
+                                }
+                                self.stale_moves += 1;
+                            }
+                            Protocol::Xboard if self.analysing => {
+                                self.write("exit");
+                                self.analysing = false;
+                            }
+                            Protocol::Xboard => {
+                                if r.stop_sent.is_none() {
+                                    self.write("?");
+                                }
+                                self.stale_moves += 1;
+                            }
+                        }
+                    }
                     self.finish(r, None, "");
                 }
                 if self.probing {
@@ -832,7 +888,7 @@ impl Driver {
             }
             Protocol::Xboard => {
                 for (k, v) in &opts {
-                    self.write(&format!("option {k}={v}"));
+                    self.write(&protocol::xboard_option(k, v));
                 }
                 self.write("new");
                 self.write("post");
@@ -841,10 +897,26 @@ impl Driver {
         }
         if self.running.is_some() {
             self.send_go();
-        } else if !self.shared.healthy.load(Ordering::SeqCst) {
-            // Started again after a fault, no game waiting: a one-ply search shows
-            // whether it answers (the accounts take no game until it does).
-            self.probing = true;
+        }
+    }
+
+    /// After a fault, once the engine is started again and idle: a one-ply search
+    /// shows whether it answers (the accounts take no game until it does). Asked
+    /// after every message, so an engine whose game ended before it answered is
+    /// probed too.
+    fn maybe_probe(&mut self) {
+        if self.probing
+            || !self.ready
+            || self.proc.is_none()
+            || self.running.is_some()
+            || self.stale_moves > 0
+            || self.shared.healthy.load(Ordering::SeqCst)
+        {
+            return;
+        }
+        self.probing = true;
+        self.probe_since = Some(Instant::now());
+        {
             match self.cfg.protocol {
                 Protocol::Uci => {
                     self.write("position startpos");
@@ -879,7 +951,7 @@ impl Driver {
         match self.cfg.protocol {
             Protocol::Uci => {
                 self.write(&protocol::uci_position(&start, &moves));
-                self.write(&protocol::uci_go(&limits, overhead));
+                self.write(&protocol::uci_go(&limits, overhead, root.side_to_move()));
             }
             Protocol::Xboard => {
                 // From the start: `new` and the moves; from a set-up position
@@ -915,15 +987,15 @@ impl Driver {
                     let inc = c.increment.as_secs();
                     let mins = (c.time_left.as_secs() / 60).max(1);
                     self.write(&format!("level 0 {mins} {inc}"));
+                    let otim = c.opponent_left.map_or(cs, |t| (t.as_millis() / 10).max(1));
                     self.write(&format!("time {cs}"));
-                    self.write(&format!("otim {cs}"));
+                    self.write(&format!("otim {otim}"));
                 } else if let Some(t) = limits.movetime {
                     self.write(&format!("st {}", t.as_secs().max(1)));
                 }
                 if let Some(d) = limits.depth {
                     self.write(&format!("sd {d}"));
                 }
-                let _ = root;
                 self.write("go");
             }
         }
@@ -964,8 +1036,9 @@ impl Driver {
             };
             if is_move {
                 self.stale_moves -= 1;
-                return;
             }
+            // Its thinking is about another position: not the new search's.
+            return;
         }
         if self.probing && self.running.is_none() {
             let answered = match self.cfg.protocol {

@@ -3,7 +3,7 @@
 //! `bestmove`; xboard/CECP v2: `feature`, thinking output, `move`). Pure functions
 //! over lines: no process, no clock; the driver (`super`) does the talking.
 
-use crate::chess::{Board, Move};
+use crate::chess::{Board, Color, Move};
 use crate::engine::{Bound, SearchInfo, SearchLimits, MATE};
 use std::time::Duration;
 
@@ -180,13 +180,28 @@ pub fn xboard_options(features: &[(String, String)]) -> Vec<EngineOption> {
         .collect()
 }
 
+/// Text for one line to the engine: a line end or another control character in
+/// an option's name or value (from the configuration) cannot start a second
+/// command.
+fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
 /// The UCI line that sets an option.
 pub fn uci_setoption(name: &str, value: &str) -> String {
+    let (name, value) = (one_line(name), one_line(value));
     if value.is_empty() {
         format!("setoption name {name}")
     } else {
         format!("setoption name {name} value {value}")
     }
+}
+
+/// The xboard line that sets an option.
+pub fn xboard_option(name: &str, value: &str) -> String {
+    format!("option {}={}", one_line(name), one_line(value))
 }
 
 /// The UCI `position` line for the game so far.
@@ -208,7 +223,7 @@ pub fn uci_position(start: &Board, moves: &[Move]) -> String {
 
 /// The UCI `go` line for `limits`, with `overhead` taken off the clock (our lag to
 /// the server is ours to pay).
-pub fn uci_go(limits: &SearchLimits, overhead: Duration) -> String {
+pub fn uci_go(limits: &SearchLimits, overhead: Duration, side: Color) -> String {
     let mut s = String::from("go");
     if limits.ponder {
         s.push_str(" ponder");
@@ -221,8 +236,14 @@ pub fn uci_go(limits: &SearchLimits, overhead: Duration) -> String {
         let ms = |d: Duration| d.as_millis() as u64;
         let left = ms(c.time_left.saturating_sub(overhead)).max(1);
         let inc = ms(c.increment);
-        // Only our clock is known here: the opponent's is given the same.
-        s.push_str(&format!(" wtime {left} btime {left} winc {inc} binc {inc}"));
+        // The opponent's clock as the server gave it (ours where it is unknown);
+        // both increments are the game's.
+        let theirs = c.opponent_left.map_or(left, |t| ms(t).max(1));
+        let (w, b) = match side {
+            Color::White => (left, theirs),
+            Color::Black => (theirs, left),
+        };
+        s.push_str(&format!(" wtime {w} btime {b} winc {inc} binc {inc}"));
         if let Some(n) = c.moves_to_go.filter(|&n| n > 0) {
             s.push_str(&format!(" movestogo {n}"));
         }
@@ -292,7 +313,8 @@ pub fn uci_info(line: &str, root: &Board) -> Option<SearchInfo> {
                 match w.next()? {
                     "cp" => info.score = (num(w.next())? as i32).clamp(-MATE + 1000, MATE - 1000),
                     "mate" => {
-                        let n = num(w.next())? as i32;
+                        // Mate distances past 500 moves are nonsense: kept in range.
+                        let n = num(w.next())?.clamp(-500, 500) as i32;
                         info.score = if n > 0 {
                             MATE - (2 * n - 1)
                         } else {
@@ -306,6 +328,8 @@ pub fn uci_info(line: &str, root: &Board) -> Option<SearchInfo> {
             "lowerbound" => info.bound = Bound::Lower,
             "upperbound" => info.bound = Bound::Upper,
             "pv" => {
+                // A second `pv` in one line starts again from the root.
+                info.pv.clear();
                 let mut b = root.clone();
                 for t in w.by_ref() {
                     match b.parse_uci(t) {
@@ -346,10 +370,11 @@ pub fn xboard_thinking(line: &str, root: &Board) -> Option<SearchInfo> {
     let score: i64 = w.next()?.parse().ok()?;
     let cs: u64 = w.next()?.parse().ok()?;
     let nodes: u64 = w.next()?.parse().ok()?;
+    // Mate distances past 500 moves are nonsense: kept in range.
     let score = if score >= 100_000 {
-        MATE - (2 * (score - 100_000) as i32 - 1)
+        MATE - (2 * (score - 100_000).clamp(1, 500) as i32 - 1)
     } else if score <= -100_000 {
-        -MATE + 2 * (-score - 100_000) as i32
+        -MATE + 2 * (-(score.max(-1_000_000)) - 100_000).clamp(0, 500) as i32
     } else {
         (score as i32).clamp(-MATE + 1000, MATE - 1000)
     };
@@ -375,7 +400,7 @@ pub fn xboard_thinking(line: &str, root: &Board) -> Option<SearchInfo> {
         score,
         bound: Bound::Exact,
         nodes,
-        time: Duration::from_millis(cs * 10),
+        time: Duration::from_millis(cs.saturating_mul(10)),
         hashfull: 0,
         tb_hits: 0,
         pv,
@@ -471,24 +496,29 @@ mod tests {
                 time_left: Duration::from_millis(60_000),
                 increment: Duration::from_millis(1000),
                 moves_to_go: None,
+                opponent_left: Some(Duration::from_millis(42_000)),
             }),
             ..Default::default()
         };
         assert_eq!(
-            uci_go(&l, Duration::from_millis(100)),
-            "go wtime 59900 btime 59900 winc 1000 binc 1000"
+            uci_go(&l, Duration::from_millis(100), Color::White),
+            "go wtime 59900 btime 42000 winc 1000 binc 1000"
+        );
+        assert_eq!(
+            uci_go(&l, Duration::from_millis(100), Color::Black),
+            "go wtime 42000 btime 59900 winc 1000 binc 1000"
         );
         let p = SearchLimits {
             ponder: true,
             ..l.clone()
         };
-        assert!(uci_go(&p, Duration::ZERO).starts_with("go ponder wtime"));
+        assert!(uci_go(&p, Duration::ZERO, Color::White).starts_with("go ponder wtime"));
         assert_eq!(
-            uci_go(&SearchLimits::depth(7), Duration::ZERO),
+            uci_go(&SearchLimits::depth(7), Duration::ZERO, Color::White),
             "go depth 7"
         );
         assert_eq!(
-            uci_go(&SearchLimits::default(), Duration::ZERO),
+            uci_go(&SearchLimits::default(), Duration::ZERO, Color::White),
             "go infinite"
         );
     }

@@ -22,6 +22,7 @@ impl Game {
                 time_left: self.clocks.left(side),
                 increment: self.clocks.time_control().inc,
                 moves_to_go: self.clocks.moves_to_go(side),
+                opponent_left: Some(self.clocks.left(!side)),
             });
         }
         l

@@ -442,6 +442,11 @@ pub fn parse_go(board: &Board, rest: &str) -> Result<Go, String> {
                 time_left: Duration::from_millis(t as u64),
                 increment: Duration::from_millis(inc.unwrap_or(0) as u64),
                 moves_to_go: mtg.filter(|&m| m > 0).map(|m| m as u32),
+                opponent_left: match side {
+                    Color::White => btime,
+                    Color::Black => wtime,
+                }
+                .map(|t| Duration::from_millis(t as u64)),
             });
         }
         None if (wtime.is_some() || btime.is_some() || winc.is_some() || binc.is_some())

@@ -3,6 +3,7 @@
 engine (Debian's stockfish) and misbehaves as told by its arguments:
 
   crash_at=N     exit (crash) when asked for its N-th move, and every N-th after
+  crash_log=F    append a line to the file F at each crash (for measurements)
   hang_at=N      at its N-th move, answer nothing and ignore `stop`
   illegal_at=N   at its N-th move, answer an illegal move
   garbage        print junk between lines: binary bytes, a 20,000-character line
@@ -34,6 +35,7 @@ ILLEGAL_AT = int(arg("illegal_at", 0))
 GARBAGE = bool(arg("garbage", False))
 SLOW_START = float(arg("slow_start", 0))
 IGNORE_STOP = bool(arg("ignore_stop", False))
+CRASH_LOG = arg("crash_log", None)
 
 out = sys.stdout.buffer
 lock = threading.Lock()
@@ -91,6 +93,9 @@ for raw in sys.stdin:
         state["go"] += 1
         n = state["go"]
         if CRASH_AT and n % CRASH_AT == 0:
+            if CRASH_LOG:
+                with open(CRASH_LOG, "a") as f:
+                    f.write("crash\n")
             engine.kill()
             os._exit(3)
         if HANG_AT and n == HANG_AT:

@@ -90,6 +90,7 @@ fn single_legal_move_is_played_at_once_in_timed_play() {
             time_left: std::time::Duration::from_secs(600),
             increment: std::time::Duration::ZERO,
             moves_to_go: None,
+            opponent_left: None,
         }),
         ..Default::default()
     };

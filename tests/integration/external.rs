@@ -130,6 +130,49 @@ fn stockfish_over_uci_plays_legal_moves_and_reports_its_search() {
     assert!(r.best.is_null() || b.is_legal(r.best), "{r:?}");
 }
 
+/// A ponder search the opponent's move missed is stopped and a new search starts
+/// at once (as the game does): the stopped search's `bestmove`, which the engine
+/// sends after the new `go`, is not taken for the new search's answer (here it
+/// would be a White move in a position where Black moves: an "illegal move" and
+/// a restart).
+#[test]
+fn the_answer_to_a_stopped_ponder_search_is_not_the_next_search_s() {
+    let Some(sf) = engine_program("stockfish") else {
+        return;
+    };
+    let e = ExternalEngine::start(config(&sf, vec![], Protocol::Uci));
+    let (r, _) = search(&e, &Board::startpos(), SearchLimits::depth(6), None);
+    assert!(!r.best.is_null());
+    for round in 0..3 {
+        let ponder_on = after(&["e4", "e5", "Nf3"]);
+        let sink: EventSink = Arc::new(|_: &SearchEvent| {});
+        e.go(
+            &ponder_on,
+            SearchLimits {
+                ponder: true,
+                infinite: true,
+                ..Default::default()
+            },
+            SearchConfig::default(),
+            sink,
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        e.stop();
+        // The opponent played something else: White to move here.
+        let b = after(&["e4", "e5", "Bc4", "Nc6"]);
+        let (r, evs) = search(&e, &b, SearchLimits::depth(8), None);
+        assert!(b.is_legal(r.best), "round {round}: {r:?}");
+        assert!(r.error.is_none(), "round {round}: {r:?}");
+        for ev in &evs {
+            if let SearchEvent::Iteration(i) = ev {
+                assert_eq!(i.pv.first().map(|m| b.is_legal(*m)), Some(true), "{i:?}");
+            }
+        }
+        let h = e.health();
+        assert!(h.healthy && h.restarts_in_a_row == 0, "round {round}: {h:?}");
+    }
+}
+
 #[test]
 fn fairymax_over_xboard_plays_legal_moves_from_the_moves_played() {
     let Some(fm) = engine_program("fairymax") else {
@@ -471,10 +514,19 @@ async fn a_crash_loop_stops_the_seeking_and_the_status_says_so() {
 #[ignore]
 async fn measure_external() {
     use crate::daemon::{measure_reaction_with, series_with, summary};
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
     let Some(sf) = engine_program("stockfish") else {
         return;
     };
-    let Some(c) = misbehaving(&["crash_at=10"]) else {
+    let log = std::env::temp_dir().join(format!("kibitzer-crashes-{}", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let crash_log = format!("crash_log={}", log.display());
+    let Some(c) = misbehaving(&["crash_at=10", &crash_log]) else {
         return;
     };
     let n: usize = std::env::var("KIBITZER_MEASURE_SERIES")
@@ -485,10 +537,14 @@ async fn measure_external() {
     let sf_extra: Vec<&str> = sf_settings.iter().map(String::as_str).collect();
     let crash_settings = engine_settings("python3", &c.args.join(" "));
     let crash_extra: Vec<&str> = crash_settings.iter().map(String::as_str).collect();
-    let a = series_with("ext-sf", n, 1, 0, 60, false, &sf_extra).await;
-    summary(&format!("stockfish {n} x 1 0"), &a.0, &a.1, a.2);
+    if std::env::var_os("KIBITZER_MEASURE_NO_STOCKFISH").is_none() {
+        let a = series_with("ext-sf", n, 1, 0, 60, false, &sf_extra).await;
+        summary(&format!("stockfish {n} x 1 0"), &a.0, &a.1, a.2);
+    }
     let b = series_with("ext-crash", n, 1, 0, 60, false, &crash_extra).await;
     summary(&format!("crash every 10th move {n} x 1 0"), &b.0, &b.1, b.2);
+    let crashes = std::fs::read_to_string(&log).map_or(0, |t| t.lines().count());
+    println!("the misbehaving engine crashed {crashes} times");
     measure_reaction_with("built-in: ", false, &[]).await;
     measure_reaction_with("stockfish: ", false, &sf_extra).await;
     measure_reaction_with("built-in again: ", false, &[]).await;
