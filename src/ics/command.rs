@@ -74,6 +74,8 @@ pub enum RenderError {
     BadWord { what: &'static str, value: String },
     #[error("finger note number {0} is outside 1-10")]
     BadNote(u8),
+    #[error("a {0}-byte command line is longer than the server takes")]
+    TooLong(usize),
 }
 
 /// A word (handle, variable name, seek parameter, move, game number, target).
@@ -142,7 +144,7 @@ impl ServerProfile {
         use ServerCommand as C;
         let t = |s: &str| self.neutralise(s);
         let has = |c: &str| self.has_command(c) && !missing(c);
-        Ok(match cmd {
+        let line = match cmd {
             C::Move(m) => word("move", m)?.to_string(),
             C::Accept(None) => "accept".into(),
             C::Accept(Some(w)) => format!("accept {}", word("handle", w)?),
@@ -199,7 +201,13 @@ impl ServerProfile {
                 }
             }
             C::Quit => "quit".into(),
-        })
+        };
+        // Free text is cut to `max_text`; words are not, so a line of long words
+        // (a seek list, a handle) could pass what the server reads as one line.
+        if line.len() > self.max_text + 64 {
+            return Err(RenderError::TooLong(line.len()));
+        }
+        Ok(line)
     }
 }
 

@@ -204,6 +204,9 @@ async fn accept_loop(listener: TcpListener, sem: Arc<Semaphore>, shared: Arc<Sha
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(head_timeout)
+                // A client may shut its side after the request and wait for
+                // the answer (HTTP/1.1 allows it; scripts and tools do).
+                .half_close(true)
                 .max_buf_size(MAX_HEAD)
                 .serve_connection(TokioIo::new(sock), svc)
                 .with_upgrades();

@@ -13,6 +13,7 @@ mod chess_rules;
 mod egtb;
 mod engine_search;
 mod external;
+mod fuzz_corpus;
 
 mod session;
 
