@@ -58,7 +58,8 @@ fn scratch() -> &'static PathBuf {
 
 /// A file in the scratch directory holding `data` (one per thread and name).
 fn scratch_file(name: &str, data: &[u8]) -> PathBuf {
-    let p = scratch().join(format!("{:?}-{name}", std::thread::current().id()).replace(['(', ')'], ""));
+    let p =
+        scratch().join(format!("{:?}-{name}", std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::write(&p, data).expect("write a scratch file");
     p
 }
@@ -94,7 +95,11 @@ pub fn ics_text(data: &[u8]) {
         for it in &items {
             match it {
                 IcsItem::Line(l) => {
-                    assert!(l.len() <= MAX + 8, "a line of {} bytes passed the limit", l.len());
+                    assert!(
+                        l.len() <= MAX + 8,
+                        "a line of {} bytes passed the limit",
+                        l.len()
+                    );
                     let _ = p.line(l);
                 }
                 IcsItem::Prompt(t) => {
@@ -110,7 +115,11 @@ pub fn ics_text(data: &[u8]) {
                 let again = kibitzer::ics::event::Style12::from_board(&b)
                     .board()
                     .expect("our own style 12 reads back");
-                assert_eq!(again.to_fen(), b.to_fen(), "style 12 round trip of {line:?}");
+                assert_eq!(
+                    again.to_fen(),
+                    b.to_fen(),
+                    "style 12 round trip of {line:?}"
+                );
             }
         }
     }
@@ -213,7 +222,8 @@ pub fn web_http(data: &[u8]) {
     }
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     if N.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 64 == 0 {
-        let ok = ask(b"GET /api/status?token=fuzz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        let ok =
+            ask(b"GET /api/status?token=fuzz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assert!(
             ok.starts_with(b"HTTP/1.1 200"),
             "the window stopped answering: {:?}",
@@ -239,7 +249,9 @@ fn web_server() -> std::net::SocketAddr {
                 cfg.token = Some("fuzz".into());
                 cfg.max_connections = 256;
                 cfg.head_timeout = std::time::Duration::from_millis(500);
-                let server = kibitzer::web::start(cfg, status).await.expect("start the window");
+                let server = kibitzer::web::start(cfg, status)
+                    .await
+                    .expect("start the window");
                 tx.send(server.local_addr()).unwrap();
                 let _server = server;
                 std::future::pending::<()>().await;
@@ -290,8 +302,16 @@ pub fn moves(data: &[u8]) {
             if let Ok(m) = r {
                 assert!(b.is_legal(m), "{word:?} read as an illegal move");
                 let san = b.san(m);
-                assert_eq!(b.parse_san(&san).ok(), Some(m), "SAN round trip of {word:?}");
-                assert_eq!(b.parse_move(&m.to_uci()).ok(), Some(m), "coordinates of {word:?}");
+                assert_eq!(
+                    b.parse_san(&san).ok(),
+                    Some(m),
+                    "SAN round trip of {word:?}"
+                );
+                assert_eq!(
+                    b.parse_move(&m.to_uci()).ok(),
+                    Some(m),
+                    "coordinates of {word:?}"
+                );
                 let _ = kibitzer::ics::command::move_text(&b, m);
             }
         }
@@ -338,10 +358,12 @@ pub fn config(data: &[u8]) {
 /// commands that run for minutes by design (perft, bench, test suites).
 fn left_out(line: &str) -> bool {
     let l = line.to_ascii_lowercase();
-    const ANYWHERE: &[&str] = &["log", "learn", "path", "book", "save", "import", "input", "read"];
+    const ANYWHERE: &[&str] = &[
+        "log", "learn", "path", "book", "save", "import", "input", "read",
+    ];
     const FIRST: &[&str] = &[
-        "ls", "perf", "perft", "bench", "test", "annotate", "selfplay", "tune", "rc", "cd",
-        "pgn", "tables", "egtb", "datagen", "train", "shell", "!",
+        "ls", "perf", "perft", "bench", "test", "annotate", "selfplay", "tune", "rc", "cd", "pgn",
+        "tables", "egtb", "datagen", "train", "shell", "!",
     ];
     let first = l.split_whitespace().next().unwrap_or("");
     ANYWHERE.iter().any(|w| l.contains(w)) || FIRST.iter().any(|w| first == *w)
@@ -381,7 +403,11 @@ pub fn protocol_lines(data: &[u8]) {
         })
         .collect();
     input.push_str("quit\n");
-    let mut s = Session::new(std::io::Cursor::new(input.into_bytes()), output(std::io::sink()), o);
+    let mut s = Session::new(
+        std::io::Cursor::new(input.into_bytes()),
+        output(std::io::sink()),
+        o,
+    );
     run(&mut s, proto);
 }
 
@@ -460,7 +486,11 @@ pub fn learning_files(data: &[u8]) {
     }
     let q = scratch_file("position3.bin", &store.encode());
     let again = kibitzer::learn::position::PositionStore::load(&q).expect("our own file reads");
-    assert_eq!(again.entries(), store.entries(), "position learning round trip");
+    assert_eq!(
+        again.entries(),
+        store.entries(),
+        "position learning round trip"
+    );
     let p = scratch_file("book.lrnlog", data);
     let _ = kibitzer::learn::overlay::Overlay::load(&p);
 }
@@ -481,8 +511,15 @@ pub fn engine_lines(data: &[u8]) {
         if let Some(f) = xboard_features(line) {
             let _ = xboard_options(&f);
         }
-        for info in [uci_info(line, &root), xboard_thinking(line, &root)].into_iter().flatten() {
-            assert!(info.score.abs() <= kibitzer::engine::MATE, "score {}", info.score);
+        for info in [uci_info(line, &root), xboard_thinking(line, &root)]
+            .into_iter()
+            .flatten()
+        {
+            assert!(
+                info.score.abs() <= kibitzer::engine::MATE,
+                "score {}",
+                info.score
+            );
             let mut b = root.clone();
             for &m in &info.pv {
                 assert!(b.is_legal(m), "an illegal PV move from {line:?}");
@@ -494,7 +531,10 @@ pub fn engine_lines(data: &[u8]) {
         let _ = kibitzer::external::parse_option_pairs(line);
         let (name, value) = halves(line);
         for set in [uci_setoption(name, value), xboard_option(name, value)] {
-            assert!(!set.contains(|c: char| c.is_control()), "one line to the engine: {set:?}");
+            assert!(
+                !set.contains(|c: char| c.is_control()),
+                "one line to the engine: {set:?}"
+            );
         }
     }
 }
@@ -534,16 +574,23 @@ pub fn tells_and_wire(data: &[u8]) {
                     "{c:?} rendered with a control or non-ASCII byte: {line:?}"
                 );
                 if let Some(sep) = p.separator {
-                    assert!(!line.contains(sep), "{c:?} rendered with the separator: {line:?}");
+                    assert!(
+                        !line.contains(sep),
+                        "{c:?} rendered with the separator: {line:?}"
+                    );
                 }
                 assert!(line.len() <= p.max_text + 64, "{c:?} rendered too long");
             }
         }
     }
-    let dir = scratch().join(format!("{:?}-lists", std::thread::current().id()).replace(['(', ')'], ""));
+    let dir =
+        scratch().join(format!("{:?}-lists", std::thread::current().id()).replace(['(', ')'], ""));
     let _ = std::fs::create_dir_all(&dir);
     let mut lists = kibitzer::bot::lists::Lists::load(&dir);
     if let Ok(reply) = lists.command(&t) {
-        assert!(!reply.contains(&*dir.to_string_lossy()), "a reply shows the lists' path");
+        assert!(
+            !reply.contains(&*dir.to_string_lossy()),
+            "a reply shows the lists' path"
+        );
     }
 }

@@ -195,7 +195,9 @@ fn game_kind(wild: u32, rating_type: &str, minutes: u32, inc: u32) -> String {
     if matches!(t.as_str(), "bullet" | "blitz" | "standard") {
         return t;
     }
-    let secs = minutes.saturating_mul(60).saturating_add(inc.saturating_mul(40));
+    let secs = minutes
+        .saturating_mul(60)
+        .saturating_add(inc.saturating_mul(40));
     if secs < 180 {
         "bullet".into()
     } else if secs < 900 {

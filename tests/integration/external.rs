@@ -169,7 +169,10 @@ fn the_answer_to_a_stopped_ponder_search_is_not_the_next_search_s() {
             }
         }
         let h = e.health();
-        assert!(h.healthy && h.restarts_in_a_row == 0, "round {round}: {h:?}");
+        assert!(
+            h.healthy && h.restarts_in_a_row == 0,
+            "round {round}: {h:?}"
+        );
     }
 }
 

@@ -15,13 +15,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 fn corpus(name: &str) -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(name);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(name);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files.into_iter().map(|p| std::fs::read(p).unwrap()).collect()
+    files
+        .into_iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect()
 }
 
 fn mutate(rng: &mut Rng, inputs: &[Vec<u8>]) -> Vec<u8> {
@@ -69,7 +74,13 @@ fn mutate(rng: &mut Rng, inputs: &[Vec<u8>]) -> Vec<u8> {
             _ if n > 0 => {
                 // A number made extreme.
                 let i = rng.below(n);
-                const BIG: &[&[u8]] = &[b"-1", b"0", b"99999999999999999999", b"4294967296", b"-2147483648"];
+                const BIG: &[&[u8]] = &[
+                    b"-1",
+                    b"0",
+                    b"99999999999999999999",
+                    b"4294967296",
+                    b"-2147483648",
+                ];
                 let w = BIG[rng.below(BIG.len())];
                 v.splice(i..i, w.iter().copied());
             }
@@ -94,7 +105,10 @@ fn run_target(name: &str, mutations: usize) {
     let inputs = corpus(name);
     assert!(!inputs.is_empty(), "fuzz/corpus/{name} is empty");
     let mut rng = Rng::new(0x5eed ^ name.len() as u64);
-    let all = inputs.iter().cloned().chain((0..mutations).map(|_| mutate(&mut rng, &inputs)));
+    let all = inputs
+        .iter()
+        .cloned()
+        .chain((0..mutations).map(|_| mutate(&mut rng, &inputs)));
     for (n, input) in all.enumerate() {
         let t0 = std::time::Instant::now();
         let ok = catch_unwind(AssertUnwindSafe(|| f(&input))).is_ok();

@@ -170,6 +170,9 @@ impl Account {
                                 }
                             }
                         }
+                    } else if down.is_none() && self.st.seek_owed.load(std::sync::atomic::Ordering::Relaxed) && live(&games).is_none() {
+                        // Down and up again between two ticks, with a seek due.
+                        self.seek_all(&w);
                     }
                     self.st.observer.tick(now, &w);
                     let keepalive = self.st.opts.duration("ics.keepalive");

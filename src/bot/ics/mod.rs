@@ -129,6 +129,9 @@ struct State {
     observer: Observer,
     /// Handles the server showed with the computer title `(C)`.
     computers: std::collections::HashSet<String>,
+    /// A seek was due while the external engine was down: made when it answers
+    /// again (the connected loop's tick), however short the fault was.
+    seek_owed: std::sync::atomic::AtomicBool,
     /// When each non-owner was last refused (one refusal per handle per 10 minutes).
     refused: HashMap<String, Instant>,
 }
@@ -158,6 +161,7 @@ impl State {
             resume: Vec::new(),
             resuming: Default::default(),
             computers: Default::default(),
+            seek_owed: Default::default(),
             refused: HashMap::new(),
         }
     }
@@ -324,7 +328,14 @@ impl Account {
         // No seeks while the external engine is down: the connected loop seeks
         // when it answers again.
         if self.ctx.frame.engines.down().is_none() {
+            self.st
+                .seek_owed
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             seek(w, &self.st);
+        } else {
+            self.st
+                .seek_owed
+                .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
