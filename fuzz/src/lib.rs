@@ -15,8 +15,11 @@ use kibitzer::chess::Board;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+/// A fuzz target: bytes in, a panic on a finding.
+pub type Target = fn(&[u8]);
+
 /// Every target by name (the names of `fuzz_targets/*.rs` and `corpus/*/`).
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("ics_text", ics_text),
     ("icc_units", icc_units),
     ("timeseal", timeseal),
@@ -160,7 +163,7 @@ pub fn icc_units(data: &[u8]) {
                 }
             }
             other => {
-                let _ = p.unit_start();
+                p.unit_start();
                 let _ = format!("{other:?}");
                 let _ = p.unit_end();
             }
@@ -298,8 +301,11 @@ pub fn moves(data: &[u8]) {
     let b = position(sel);
     let t = text(rest);
     for word in t.split_whitespace().take(16) {
-        for r in [b.parse_move(word), b.parse_uci(word), b.parse_san(word)] {
-            if let Ok(m) = r {
+        for m in [b.parse_move(word), b.parse_uci(word), b.parse_san(word)]
+            .into_iter()
+            .flatten()
+        {
+            {
                 assert!(b.is_legal(m), "{word:?} read as an illegal move");
                 let san = b.san(m);
                 assert_eq!(
@@ -366,7 +372,7 @@ fn left_out(line: &str) -> bool {
         "tables", "egtb", "datagen", "train", "shell", "!",
     ];
     let first = l.split_whitespace().next().unwrap_or("");
-    ANYWHERE.iter().any(|w| l.contains(w)) || FIRST.iter().any(|w| first == *w)
+    ANYWHERE.iter().any(|w| l.contains(w)) || FIRST.contains(&first)
 }
 
 /// The console, UCI and xboard: lines to a session of the chosen protocol (the
