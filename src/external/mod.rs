@@ -214,6 +214,20 @@ struct Shared {
     last_fault: Mutex<Option<String>>,
 }
 
+impl Shared {
+    fn health(&self) -> Health {
+        Health {
+            healthy: self.healthy.load(Ordering::SeqCst),
+            restarts_in_a_row: self.restarts.load(Ordering::SeqCst),
+            last_fault: self
+                .last_fault
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
+}
+
 /// An external engine process behind `Searcher`.
 pub struct ExternalEngine {
     tx: mpsc::Sender<Msg>,
@@ -263,16 +277,7 @@ impl ExternalEngine {
     }
 
     pub fn health(&self) -> Health {
-        Health {
-            healthy: self.shared.healthy.load(Ordering::SeqCst),
-            restarts_in_a_row: self.shared.restarts.load(Ordering::SeqCst),
-            last_fault: self
-                .shared
-                .last_fault
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
-        }
+        self.shared.health()
     }
 
     pub fn config(&self) -> &ExternalConfig {
@@ -472,19 +477,7 @@ impl Driver {
     }
 
     fn publish(&self) {
-        self.board.register(
-            self.id,
-            Health {
-                healthy: self.shared.healthy.load(Ordering::SeqCst),
-                restarts_in_a_row: self.shared.restarts.load(Ordering::SeqCst),
-                last_fault: self
-                    .shared
-                    .last_fault
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone(),
-            },
-        );
+        self.board.register(self.id, self.shared.health());
     }
 
     fn write(&mut self, line: &str) {
