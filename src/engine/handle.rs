@@ -260,17 +260,8 @@ impl EngineHandle {
         limits: SearchLimits,
         config: SearchConfig,
     ) -> SearchResult {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let tx = Mutex::new(tx);
-        let sink: EventSink = Arc::new(move |e: &SearchEvent| {
-            if let SearchEvent::Done(r) = e {
-                let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(r.clone());
-            }
-        });
-        self.go(board, limits, config, sink);
-        let r = rx.recv().expect("search sends Done");
-        self.wait();
-        r
+        // The one implementation is the `Searcher` trait's.
+        <Self as super::Searcher>::search_sync(self, board, limits, config)
     }
 }
 

@@ -118,12 +118,4 @@ impl Searcher for super::EngineHandle {
     fn name(&self) -> String {
         format!("kibitzer {}", env!("CARGO_PKG_VERSION"))
     }
-    fn search_sync(
-        &self,
-        board: &Board,
-        limits: SearchLimits,
-        config: SearchConfig,
-    ) -> SearchResult {
-        super::EngineHandle::search_sync(self, board, limits, config)
-    }
 }
