@@ -139,10 +139,11 @@ impl Frame {
             })
             .await;
         }
-        if out.end.is_some() {
-            let aborted = result == "*"
-                && reason.to_ascii_lowercase().contains("abort")
-                && out.opponent_moves == 0;
+        if out.end.is_some() || out.left {
+            // A game we left because the opponent never moved counts as theirs
+            // aborted, however the server ended it.
+            let aborted = out.opponent_moves == 0
+                && (out.left || result == "*" && reason.to_ascii_lowercase().contains("abort"));
             opponents.after_game(&out.setup.opponent, aborted, noplay, opts);
         }
         self.count(&out, &result, &reason, finished).await;

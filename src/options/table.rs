@@ -897,6 +897,15 @@ pub static TABLE: &[Spec] = &[
         uci_name: None,
     },
     Spec {
+        name: "bot.stall_step",
+        aliases: &[],
+        kind: Kind::Time { max_ms: 600_000 },
+        default: "20",
+        help: "seconds between the steps against an opponent who never moves once the abort was asked: adjourn, then leave (drop the link), then resign",
+        fronts: front::LOCAL,
+        uci_name: None,
+    },
+    Spec {
         name: "bot.adjourn_on_shutdown",
         aliases: &[],
         kind: Kind::Bool,

@@ -450,6 +450,73 @@ async fn flagged(icc: bool) {
 }
 
 on_both!(
+    opponent_who_never_moves_is_left_after_abort_and_adjourn_are_refused,
+    icc_opponent_who_never_moves_is_left_after_abort_and_adjourn_are_refused,
+    never_moves
+);
+
+/// lasker: `abort` needs the opponent's agreement even before the first move, and
+/// the clock has not started, so an opponent who never moves would hold the bot
+/// until they log out. The bot asks to abort, then to adjourn, then drops its link
+/// (the server adjourns the game), logs in again without resuming that game, and
+/// counts the opponent as an aborter (here one is enough for the noplay list).
+async fn never_moves(icc: bool) {
+    let cfg = FakeConfig {
+        icc,
+        opp_stall_at: Some(0),
+        abort_needs_agreement: true,
+        ..Default::default()
+    };
+    let r = start(
+        "never-moves",
+        cfg,
+        &[
+            "bot.first_move_timeout=1",
+            "bot.stall_step=1",
+            "bot.aborts_to_noplay=1",
+        ],
+        |_| {},
+    )
+    .await;
+    assert!(
+        r.srv
+            .wait_for(Duration::from_secs(40), |s| s.logins >= 2)
+            .await,
+        "the bot left and logged in again: {:?}",
+        r.srv.stats()
+    );
+    // Time to (wrongly) resume the adjourned game or resign.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let noplay = std::fs::read_to_string(r.dir.join("noplay")).unwrap_or_default();
+    let (stats, _, _) = r.finish(Duration::from_secs(20)).await;
+    let pos = |w: &str| stats.commands.iter().position(|c| c == w);
+    let (abort, adjourn) = (pos("abort"), pos("adjourn"));
+    assert!(
+        abort.is_some() && abort < adjourn,
+        "abort, then adjourn: {:?}",
+        stats.commands
+    );
+    assert!(
+        pos("resign").is_none(),
+        "left, not resigned: {:?}",
+        stats.commands
+    );
+    assert!(
+        !stats.commands.iter().any(|c| c.starts_with("match")),
+        "the game we left is not resumed: {:?}",
+        stats.commands
+    );
+    assert_eq!(stats.logins, 2, "{stats:?}");
+    assert!(
+        noplay
+            .to_ascii_lowercase()
+            .contains(&OPP.to_ascii_lowercase()),
+        "the opponent counts as an aborter: {noplay:?}"
+    );
+    assert_eq!(stats.bot_time_losses, 0);
+}
+
+on_both!(
     dropped_connection_reconnect_resync_and_resume,
     icc_dropped_connection_reconnect_resync_and_resume,
     dropped

@@ -61,8 +61,13 @@ pub struct FakeConfig {
     pub opp_abort_request_at: Option<usize>,
     pub opp_takeback_at: Option<usize>,
     pub opp_accepts_abort: bool,
-    /// The opponent stops moving at this ply (its clock runs out).
+    /// The opponent stops moving at this ply (its clock runs out); `Some(0)`: it
+    /// never makes a first move.
     pub opp_stall_at: Option<usize>,
+    /// lasker's rule: `abort` always needs the opponent's agreement, before the
+    /// first move too (`com_abort`); otherwise a game with no move yet is aborted
+    /// at once.
+    pub abort_needs_agreement: bool,
     /// Drop the bot's connection after this ply (the game is adjourned, resumed on `match`).
     pub drop_at: Option<usize>,
     /// Shut the server down at this ply (adjourn, refuse logins for `down_for`).
@@ -132,6 +137,7 @@ impl Default for FakeConfig {
             opp_takeback_at: None,
             opp_accepts_abort: false,
             opp_stall_at: None,
+            abort_needs_agreement: false,
             drop_at: None,
             shutdown_at: None,
             down_for: Duration::from_secs(1),

@@ -353,6 +353,8 @@ impl IcsGame {
             GameCommand::Say(Channel::Whisper, t) => ServerCommand::Whisper(t),
             GameCommand::Say(Channel::Kibitz, t) => ServerCommand::Kibitz(t),
             GameCommand::Say(Channel::Opponent, t) => ServerCommand::Say(t),
+            // The account drops its link (see `connected`); nothing to send.
+            GameCommand::Leave => return,
             GameCommand::Resync => {
                 w.send(&ServerCommand::Refresh);
                 self.request_moves(w, "the game task asked");

@@ -9,7 +9,7 @@
 use super::adapter::IcsGame;
 use super::*;
 use crate::bot::formula::{Refusal, Request};
-use crate::bot::play::port::GameInput;
+use crate::bot::play::port::{GameCommand, GameInput};
 use crate::bot::status::LiveGame;
 use crate::ics::{Incoming, ServerCommand, ServerProfile};
 use tracing::debug;
@@ -93,6 +93,16 @@ impl Account {
                     }
                 }
                 Some((n, c)) = self.port_rx.recv() => match games.get_mut(&n) {
+                    Some(g) if c == GameCommand::Leave => {
+                        if !g.adapter.ended {
+                            // The server adjourns (both registered) or aborts a game
+                            // whose player's link drops: the only way out of a game
+                            // the opponent never started and will not abort.
+                            let who = g.setup.opponent.clone();
+                            self.st.left.insert(who.to_ascii_lowercase());
+                            return SessionEnd::Left(self.lost(&mut games, format!("left game {n}: {who} never made a first move")).why());
+                        }
+                    }
                     Some(g) => g.adapter.command(c, &w),
                     None => debug!(game = n, ?c, "a command of a game no longer on this connection"),
                 },
@@ -467,6 +477,10 @@ impl Account {
             ServerEvent::AdjournedOpponentOnline { names } => {
                 for n in names {
                     if self.st.noplay.contains(&n) {
+                        continue;
+                    }
+                    if self.st.left.contains(&n.to_ascii_lowercase()) {
+                        info!(opponent = %n, "not resuming the game we left: they never made a first move");
                         continue;
                     }
                     if live(games).is_none() && !self.st.draining {

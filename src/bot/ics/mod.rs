@@ -102,6 +102,18 @@ enum SessionEnd {
     Quit,
     Lost(String),
     Kicked,
+    /// We dropped the link to leave a game the opponent never started.
+    Left(String),
+}
+
+impl SessionEnd {
+    fn why(self) -> String {
+        match self {
+            SessionEnd::Lost(w) | SessionEnd::Left(w) => w,
+            SessionEnd::Quit => "quit".into(),
+            SessionEnd::Kicked => "kicked".into(),
+        }
+    }
 }
 
 /// The account's state across connections.
@@ -124,6 +136,9 @@ struct State {
     /// their next game is a resumed one, whether or not the server says
     /// `Continuing` (ICC's game start does not).
     resuming: std::collections::HashSet<String>,
+    /// Opponents (lower case) whose game we left because they never made a first
+    /// move: their adjourned game is not resumed by us.
+    left: std::collections::HashSet<String>,
     lists: Lists,
     owners: Owners,
     observer: Observer,
@@ -160,6 +175,7 @@ impl State {
             creating: None,
             resume: Vec::new(),
             resuming: Default::default(),
+            left: Default::default(),
             computers: Default::default(),
             seek_owed: Default::default(),
             refused: HashMap::new(),
@@ -449,6 +465,11 @@ impl Account {
                             warn!("connection lost: {why}");
                             self.emit(BotEvent::Disconnected { why: why.clone() });
                             (backoff.next_delay(), why)
+                        }
+                        SessionEnd::Left(why) => {
+                            warn!("{why}: logging in again");
+                            self.emit(BotEvent::Disconnected { why: why.clone() });
+                            (backoff.min, why)
                         }
                         SessionEnd::Kicked => {
                             warn!("another session logged in with our name; waiting before trying again");

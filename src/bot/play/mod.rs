@@ -94,6 +94,9 @@ pub struct GameOutcome {
     pub plies: usize,
     /// Moves the opponent made.
     pub opponent_moves: usize,
+    /// We left the game (dropped the link) because the opponent never moved: it
+    /// counts as an aborted game of theirs.
+    pub left: bool,
     pub pgn: Option<String>,
     pub log: Vec<String>,
     pub stats: GameStats,
@@ -176,6 +179,11 @@ struct Task {
     flag_at: Option<Instant>,
     flags_sent: u32,
     first_move_deadline: Option<Instant>,
+    /// Against an opponent who never makes a first move: the step taken and when
+    /// the next is due (abort asked -> adjourn asked -> left -> resigned).
+    stall: Option<(Stall, Instant)>,
+    /// We left the game because the opponent never moved.
+    left: bool,
     abort_sent: bool,
     draining: bool,
     log: Vec<String>,
@@ -191,6 +199,17 @@ struct Task {
 }
 
 const FAR: Duration = Duration::from_secs(86_400);
+
+/// The steps against an opponent who never makes a first move, each taken when the
+/// one before has not ended the game within `bot.stall_step`: where abort needs the
+/// opponent's agreement (lasker, ICC) the game would otherwise hold the bot until
+/// they log out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stall {
+    AbortAsked,
+    AdjournAsked,
+    Left,
+}
 
 /// Sets `level` in `opts` to a game's own time control (sudden death, or with an
 /// increment), so the engine reasons with the server's clock rules and not with the
@@ -368,6 +387,7 @@ impl Task {
                 self.moves.push(m);
                 if mover != self.s.our_color {
                     self.first_move_deadline = None;
+                    self.stall = None;
                 } else if let Some(pend) = self.pending.take() {
                     if pend.ply == i {
                         self.our_move_echoed(pend, &p);
@@ -595,6 +615,9 @@ impl Task {
         if let Some(f) = self.first_move_deadline {
             t = t.min(f);
         }
+        if let Some((_, f)) = self.stall {
+            t = t.min(f);
+        }
         t
     }
 
@@ -619,8 +642,55 @@ impl Task {
                 info!(game = self.s.game, "the opponent does not move: aborting");
                 self.send(GameCommand::Abort);
                 self.abort_sent = true;
+                self.stall = Some((Stall::AbortAsked, now + self.stall_step()));
             }
         }
+        if let Some((step, _)) = self.stall.filter(|&(_, at)| now >= at) {
+            self.stall = None;
+            if !self.opponent_has_moved() {
+                self.next_stall_step(step, now);
+            }
+        }
+    }
+
+    fn stall_step(&self) -> Duration {
+        self.s.opts.duration("bot.stall_step")
+    }
+
+    /// The opponent has still not moved after `done`: the next step.
+    fn next_stall_step(&mut self, done: Stall, now: Instant) {
+        let next = match done {
+            Stall::AbortAsked => {
+                warn!(
+                    game = self.s.game,
+                    opponent = %self.s.opponent,
+                    "the opponent neither moves nor agrees to abort: asking to adjourn"
+                );
+                self.send(GameCommand::Adjourn);
+                Stall::AdjournAsked
+            }
+            Stall::AdjournAsked => {
+                warn!(
+                    game = self.s.game,
+                    opponent = %self.s.opponent,
+                    "the opponent neither moves nor agrees to adjourn: leaving the game"
+                );
+                self.log
+                    .push("left the game: the opponent never made a first move".into());
+                self.left = true;
+                self.send(GameCommand::Leave);
+                Stall::Left
+            }
+            Stall::Left => {
+                warn!(
+                    game = self.s.game,
+                    "the game could not be left and the opponent still does not move: resigning"
+                );
+                self.send(GameCommand::Resign);
+                return;
+            }
+        };
+        self.stall = Some((next, now + self.stall_step()));
     }
 
     fn on_event(&mut self, ev: GameEvent, at: Instant) -> Option<End> {
@@ -729,6 +799,8 @@ pub async fn run(
         flag_at: None,
         flags_sent: 0,
         first_move_deadline: None,
+        stall: None,
+        left: false,
         abort_sent: false,
         draining: false,
         log: Vec::new(),
@@ -845,6 +917,7 @@ pub async fn run(
         end,
         plies: t.moves.len(),
         opponent_moves,
+        left: t.left,
         pgn,
         log: std::mem::take(&mut t.log),
         stats: std::mem::take(&mut t.stats),

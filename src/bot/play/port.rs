@@ -108,6 +108,12 @@ pub enum GameCommand {
     Resign,
     Abort,
     Adjourn,
+    /// Leave the game without the opponent's agreement, where the server has a way
+    /// (an ICS account drops its link: lasker and ICC adjourn or abort a game whose
+    /// player is gone); elsewhere nothing, and the task resigns a step later. Sent
+    /// only against an opponent who never made a first move and agreed to neither
+    /// an abort nor an adjournment.
+    Leave,
     /// Claim a draw by rule (threefold repetition, fifty moves).
     ClaimDraw,
     /// The opponent's time is up (where the server does not flag by itself).

@@ -233,7 +233,10 @@ pub(super) fn command(
                 reply_to(w.cfg.icc, tx, "You are not playing a game.");
                 return false;
             };
-            if g.abort_asked || w.cfg.opp_accepts_abort || g.ply() < 1 {
+            if g.abort_asked
+                || w.cfg.opp_accepts_abort
+                || (g.ply() < 1 && !w.cfg.abort_needs_agreement)
+            {
                 w.end_game("Game aborted by mutual agreement", "*");
             } else {
                 reply_to(w.cfg.icc, tx, "Abort request sent.");
@@ -255,7 +258,13 @@ pub(super) fn command(
             };
             let side = g.board.side_to_move();
             let left = g.clock[side.index()] - g.turn_since.elapsed().as_millis() as i64;
-            if side != g.bot_color(bot) && left <= 0 {
+            if g.ply() < 2 && !w.cfg.icc {
+                // lasker's com_flag: the first moves are not timed.
+                reply(
+                    tx,
+                    "You cannot flag before both players have moved.\nUse abort instead.",
+                );
+            } else if side != g.bot_color(bot) && left <= 0 {
                 let res = if side == Color::White { "0-1" } else { "1-0" };
                 w.end_game(&format!("{OPP} forfeits on time"), res);
             } else {
