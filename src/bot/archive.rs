@@ -11,6 +11,9 @@ use std::fs::{self, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Final records a write error held back, by PGN file (see `Archive::finish`).
+static PENDING: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
 #[derive(Clone, Debug)]
 pub struct Archive {
     pub dir: PathBuf,
@@ -48,8 +51,36 @@ impl Archive {
             rotate(path, self.pgn_keep)?;
         }
         let mut f = OpenOptions::new().create(true).append(true).open(path)?;
-        f.write_all(text.as_bytes())?;
-        f.flush()
+        let before = f.metadata()?.len();
+        if let Err(e) = f.write_all(text.as_bytes()).and_then(|_| f.flush()) {
+            // A full disk took part of the record: cut it off again, so the file
+            // holds whole records only and the retry does not follow a fragment.
+            let _ = f.set_len(before);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Writes the final records a full disk held back (oldest first); stops at the
+    /// first that still cannot be written. Returns how many were written.
+    pub fn flush_pending(&self) -> std::io::Result<usize> {
+        let Some(path) = &self.pgn else { return Ok(0) };
+        let mut pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut n = 0;
+        while let Some(i) = pending.iter().position(|(p, _)| p == path) {
+            self.append_pgn(&pending[i].1)?;
+            pending.remove(i);
+            n += 1;
+        }
+        if n > 0 {
+            tracing::info!("{n} game record(s) held back by a write error now written");
+        }
+        Ok(n)
+    }
+
+    /// Final records waiting for room on the disk (all archives of the process).
+    pub fn pending() -> usize {
+        PENDING.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// Where the record of a game between `white` and `black` lives until it ends.
@@ -78,12 +109,21 @@ impl Archive {
         static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = dir.join(format!(".{}-{n}.tmp", std::process::id()));
-        {
-            let mut f = fs::File::create(&tmp)?;
+        let written = fs::File::create(&tmp).and_then(|mut f| {
             f.write_all(text.as_bytes())?;
-            f.sync_all()?;
+            f.sync_all()
+        });
+        if let Err(e) = written.and_then(|_| fs::rename(&tmp, &path)) {
+            // A full disk: no half-written temporary file is left behind; the last
+            // complete record in progress stays.
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
         }
-        fs::rename(&tmp, &path)
+        // Room again: what a full disk held back goes first.
+        if let Err(e) = self.flush_pending() {
+            tracing::debug!("held-back records still cannot be written: {e}");
+        }
+        Ok(())
     }
 
     /// A game has ended: its record goes to the PGN file and the in-progress one is
@@ -105,11 +145,41 @@ impl Archive {
         }
     }
 
+    ///
+    /// When the record cannot be appended (a full disk), it is held in memory and
+    /// written before the next record or with the next in-progress write that
+    /// succeeds (so when the disk has room again), and the in-progress record is
+    /// removed all the same: a new game between the same players must not find it
+    /// and file it as a dropped game. A held-back record is lost only if the
+    /// process ends before the disk has room (the log then has its text).
     pub fn finish(&self, white: &str, black: &str, text: &str) -> std::io::Result<()> {
-        self.append_pgn(text)?;
+        let r = self.flush_pending().and_then(|_| self.append_pgn(text));
+        if let (Err(e), Some(path)) = (&r, &self.pgn) {
+            tracing::error!(
+                "cannot append the game record ({e}); kept in memory and written once the disk has room"
+            );
+            PENDING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((path.clone(), text.to_string()));
+        }
         match fs::remove_file(self.in_progress_path(white, black)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
+            _ => r,
+        }
+    }
+
+    /// At the end of the process: the records still held back, logged whole so the
+    /// operator can recover them.
+    pub fn log_unwritten(&self) {
+        if let Err(e) = self.flush_pending() {
+            let pending = PENDING.lock().unwrap_or_else(|e| e.into_inner());
+            for (path, text) in pending.iter().filter(|(p, _)| Some(p) == self.pgn.as_ref()) {
+                tracing::error!(
+                    "a game record could not be written to {} ({e}):\n{text}",
+                    path.display()
+                );
+            }
         }
     }
 
@@ -304,6 +374,30 @@ mod tests {
             logs_keep: 0,
         };
         (a, dir)
+    }
+
+    #[test]
+    fn a_record_a_full_disk_refused_is_written_once_there_is_room() {
+        let (a, dir) = temp_archive("kibitzer-archive-full");
+        let pgn = dir.join("games.pgn");
+        a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. e4 *\n")
+            .unwrap();
+        // Every write to /dev/full fails with ENOSPC, as on a full disk.
+        std::os::unix::fs::symlink("/dev/full", &pgn).unwrap();
+        let rec = "[Result \"1-0\"]\n1. e4 e5 1-0\n";
+        assert!(a.finish("botone", "bottwo", rec).is_err());
+        // The stale in-progress record is gone: the next game between the same
+        // players must not file it as a dropped game.
+        assert!(!a.in_progress_path("botone", "bottwo").exists());
+        assert!(a.retire_in_progress("botone", "bottwo").unwrap().is_empty());
+        fs::remove_file(&pgn).unwrap();
+        // Room again: the next write puts the held-back record in the file, once.
+        a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. d4 *\n")
+            .unwrap();
+        a.write_in_progress("botone", "bottwo", "[Result \"*\"]\n1. d4 d5 *\n")
+            .unwrap();
+        assert_eq!(fs::read_to_string(&pgn).unwrap(), rec);
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

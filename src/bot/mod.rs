@@ -485,6 +485,7 @@ impl Daemon {
         }
         health.abort();
         engine_health.abort();
+        archive::Archive::from_options(&o).log_unwritten();
         notify(&[sd_notify::NotifyState::Stopping]);
         let _ = self.events.send(BotEvent::Stopping);
         exit
