@@ -67,6 +67,8 @@ pub enum BrainCmd {
         opts: Box<Options>,
         side: Color,
         opponent: Opponent,
+        /// The fault injected in this game (tests).
+        fault: Option<Fault>,
     },
     /// The position as the server has it; `think`: search now (it is our move).
     Position {
@@ -319,7 +321,9 @@ fn run(
                 opts,
                 side,
                 opponent,
+                fault,
             } => {
+                st.fault = fault;
                 st.game.abort_search();
                 st.game.configure(&opts);
                 install_book(&mut st.game, &opts);

@@ -16,6 +16,16 @@ pub enum Verdict {
     Decline(String),
 }
 
+/// As the log says it: `accepted`, `declined: <why>`.
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Accept => f.write_str("accepted"),
+            Verdict::Decline(why) => write!(f, "declined: {why}"),
+        }
+    }
+}
+
 /// Opponents never played (lower-case handles), kept in a file.
 #[derive(Clone, Debug, Default)]
 pub struct NoPlay {

@@ -36,6 +36,8 @@ pub struct Frame {
     pub engines: crate::external::HealthBoard,
     /// Fault injection for tests: the engine's.
     pub fault: Option<Fault>,
+    /// `fault` only in games that start while this is on; in every game when `None`.
+    pub fault_on: Option<Arc<AtomicBool>>,
     /// Panic once in the task of this game number (tests).
     pub task_panic_game: Option<u32>,
     pub task_panicked: Arc<AtomicBool>,
@@ -51,6 +53,15 @@ pub struct Running {
 impl Frame {
     pub fn emit(&self, e: BotEvent) {
         let _ = self.events.send(e);
+    }
+
+    /// The injected engine fault of a game starting now (tests).
+    pub fn fault_now(&self) -> Option<Fault> {
+        self.fault.filter(|_| {
+            self.fault_on
+                .as_ref()
+                .is_none_or(|on| on.load(Ordering::SeqCst))
+        })
     }
 
     /// Starts the task of a game and lists the game on the status page (`live`,

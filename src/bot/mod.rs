@@ -254,6 +254,9 @@ pub struct Daemon {
     control_rx: mpsc::UnboundedReceiver<ControlMsg>,
     /// Fault injection for tests.
     pub fault: Option<Fault>,
+    /// Only in the games that start while this is on (a soak switches it per
+    /// game); in every game when `None`.
+    pub fault_on: Option<Arc<AtomicBool>>,
     /// Panic once in the task of this game number (tests).
     pub task_panic_game: Option<u32>,
     task_panicked: Arc<AtomicBool>,
@@ -321,6 +324,7 @@ impl Daemon {
             control_tx,
             control_rx,
             fault: None,
+            fault_on: None,
             task_panic_game: None,
             task_panicked: Arc::new(AtomicBool::new(false)),
             status: status::StatusTx::new(),
@@ -379,6 +383,7 @@ impl Daemon {
             events: self.events.clone(),
             engines: crate::external::HealthBoard::default(),
             fault: self.fault,
+            fault_on: self.fault_on.clone(),
             task_panic_game: self.task_panic_game,
             task_panicked: self.task_panicked.clone(),
         };

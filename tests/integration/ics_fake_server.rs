@@ -95,6 +95,9 @@ pub struct FakeConfig {
     /// bot (its move to make): the server adjourns the game.
     pub opp_disconnect_at: Option<usize>,
     pub opp_disconnect_after: Duration,
+    /// With `opp_disconnect_at`: the opponent logs in again this long after the
+    /// adjournment (`Notification: ... has arrived`, FICS text only).
+    pub opp_return_after: Option<Duration>,
     /// With `shutdown_at`: announce the shutdown this many seconds ahead, as the
     /// real server's countdown does, and go down when it runs out.
     pub shutdown_countdown: Option<u64>,
@@ -152,6 +155,7 @@ impl Default for FakeConfig {
             no_timeseal: false,
             opp_disconnect_at: None,
             opp_disconnect_after: Duration::from_millis(300),
+            opp_return_after: None,
             shutdown_countdown: None,
             observable: Vec::new(),
             start_fen: None,

@@ -627,6 +627,7 @@ async fn game_over_leaves_the_engine_idle_while_thinking_or_pondering() {
             opts: Box::new(opts.clone()),
             side: Color::White,
             opponent: Default::default(),
+            fault: None,
         });
         b.send(position(Vec::new(), true));
         assert!(until(&b, true).await, "thinking");

@@ -16,6 +16,7 @@ mod external;
 mod fuzz_corpus;
 
 mod session;
+mod soak;
 
 mod annotate;
 mod cli;

@@ -565,7 +565,7 @@ impl Account {
             Err(r) => Verdict::Decline(r.text()),
         };
         let verdict = self.ctx.hooks.challenge(&c, verdict);
-        info!(challenger = %c.challenger, ?verdict, "challenge: {}", c.line.trim());
+        info!(challenger = %c.challenger, %verdict, "challenge: {}", c.line.trim());
         match &verdict {
             Verdict::Accept => {
                 self.st.slots.accept(&c.challenger, now);

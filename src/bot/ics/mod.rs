@@ -332,7 +332,7 @@ impl Account {
             site: host.to_string(),
             autoflag: profile.autoflag,
             opts,
-            fault: self.ctx.frame.fault,
+            fault: self.ctx.frame.fault_now(),
             class,
             computer,
             status: self.status().clone(),

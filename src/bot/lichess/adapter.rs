@@ -277,7 +277,7 @@ pub async fn play(
         site: url.clone(),
         autoflag: true,
         opts,
-        fault: frame.fault,
+        fault: frame.fault_now(),
         class,
         computer,
         status: frame.status.clone(),

@@ -493,7 +493,7 @@ impl Runner {
                 self.start(game.game_id)
             }
             Event::GameFinish { game } => {
-                info!(game = %game.game_id, "lichess: game finished");
+                debug!(game = %game.game_id, "lichess: the event stream says the game finished");
                 self.slots.end(&game.game_id);
             }
             Event::ChallengeCanceled { challenge } | Event::ChallengeDeclined { challenge } => {
@@ -657,7 +657,11 @@ impl Runner {
                 .judge(&q, &self.noplay, in_a_row, busy)
                 .map_err(reason),
         };
-        info!(challenger = %who.name, challenge = %c.id, ?verdict, "lichess: challenge");
+        let said = match &verdict {
+            Ok(()) => "accepted".to_string(),
+            Err(why) => format!("declined: {}", why.key()),
+        };
+        info!(challenger = %who.name, challenge = %c.id, verdict = %said, "lichess: challenge");
         // The slot is taken now, before the answer goes out: a challenge read while
         // this one's accept waits (a 429's minute) finds it taken.
         if verdict.is_ok() {

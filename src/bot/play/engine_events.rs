@@ -179,7 +179,7 @@ impl Task {
                 let point = crate::bot::status::EvalPoint::of(&self.board, mv, facts.score_cp);
                 let game = self.s.game;
                 self.s.status.update(|st| st.our_move(game, point, facts));
-                self.log.push(format!(
+                let line = format!(
                     "ply {ply:>3} played {} score {} depth {depth} nodes {nodes} time {:.2}{}",
                     self.board.san(mv),
                     crate::format::score(if self.s.our_color == Color::White {
@@ -189,7 +189,15 @@ impl Task {
                     }),
                     time.as_secs_f64(),
                     if from_hook { " (book/tables)" } else { "" }
-                ));
+                );
+                // One line per move of ours at info level (what lichess-bot users
+                // read), the same in the game's own log.
+                info!(
+                    game = self.s.game,
+                    "{}",
+                    line.split_whitespace().collect::<Vec<_>>().join(" ")
+                );
+                self.log.push(line);
                 let single = self.board.legal_moves().len() == 1;
                 let root = self.board.clone();
                 self.play(mv, board_at, from_hook || single);

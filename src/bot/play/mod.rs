@@ -274,11 +274,13 @@ impl Task {
         if let Some(old) = self.brain.take() {
             old.abandon();
         }
+        // A replacement engine has no injected fault: it struck once.
         let b = Brain::spawn(&self.s.opts, None, self.s.engines.clone());
         b.send(BrainCmd::NewGame {
             opts: Box::new(self.s.opts.clone()),
             side: self.s.our_color,
             opponent: self.opponent_info(),
+            fault: None,
         });
         self.brain = Some(b);
     }
@@ -820,6 +822,7 @@ pub async fn run(
             opts: Box::new(opts.clone()),
             side: t.s.our_color,
             opponent: t.opponent_info(),
+            fault: t.s.fault,
         }),
         _ => {
             let fault = t.s.fault;
@@ -828,6 +831,7 @@ pub async fn run(
                 opts: Box::new(opts.clone()),
                 side: t.s.our_color,
                 opponent: t.opponent_info(),
+                fault: t.s.fault,
             });
             t.brain = Some(b);
         }

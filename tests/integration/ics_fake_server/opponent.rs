@@ -84,9 +84,21 @@ pub(super) fn opponent_turn(world: &Arc<Mutex<World>>, engine: &Arc<EngineHandle
             // The opponent's link drops while the bot thinks: lasker adjourns at once.
             w.cfg.opp_disconnect_at = None;
             let after = w.cfg.opp_disconnect_after;
+            let back = w.cfg.opp_return_after;
             let world = Arc::clone(&world);
             tokio::spawn(async move {
                 tokio::time::sleep(after).await;
+                if let (Some(back), false) = (back, world.lock().unwrap().cfg.icc) {
+                    // The opponent logs in again: lasker tells the bot.
+                    let world = Arc::clone(&world);
+                    tokio::spawn(async move {
+                        tokio::time::sleep(back).await;
+                        let w = world.lock().unwrap();
+                        if w.adjourned.is_some() {
+                            w.send(&format!("\nNotification: {OPP}, who has an adjourned game with you, has arrived.\n{PROMPT}"));
+                        }
+                    });
+                }
                 let mut w = world.lock().unwrap();
                 if let Some(g) = w.game.take() {
                     let line = if w.cfg.icc {
