@@ -11,7 +11,8 @@
 //!
 //! CI plays one round of the faults (`soak_one_round_of_every_fault`); the long
 //! run is a measurement: `KIBITZER_SOAK_GAMES=500 cargo test --test integration
-//! soak_measure -- --ignored --nocapture`.
+//! soak_measure -- --ignored --nocapture` (`KIBITZER_SOAK_ICC=1`: against the fake
+//! ICC; `KIBITZER_SOAK_FAULTS=LinkCut,Reload`: only those faults).
 
 use crate::daemon::{settings, temp_dir};
 use crate::ics_fake_server::{FakeConfig, FakeServer, FakeStats, OPP};
@@ -139,7 +140,7 @@ fn finished(s: &FakeStats) -> usize {
     s.results.iter().filter(|r| r.0 != "*").count()
 }
 
-async fn soak(name: &str, games: usize, max_plies: usize) -> Report {
+async fn soak(name: &str, games: usize, max_plies: usize, icc: bool) -> Report {
     if std::env::var_os("RUST_LOG").is_some() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -155,10 +156,20 @@ async fn soak(name: &str, games: usize, max_plies: usize) -> Report {
                 .collect()
         })
         .unwrap_or_default();
-    let cycle: &[Fault] = if only.is_empty() { &CYCLE } else { &only };
+    let mut cycle: Vec<Fault> = if only.is_empty() {
+        CYCLE.to_vec()
+    } else {
+        only
+    };
+    if icc {
+        // The fake ICC has no arrival notification: an opponent who left does not
+        // come back to resume.
+        cycle.retain(|&f| f != Fault::OpponentLeavesAndReturns);
+    }
     let started = Instant::now();
     let srv = FakeServer::start(FakeConfig {
         games: 0,
+        icc,
         rated: true,
         max_plies,
         down_for: Duration::from_secs(1),
@@ -171,13 +182,16 @@ async fn soak(name: &str, games: usize, max_plies: usize) -> Report {
     let disk_full_possible = mount_tmpfs(&records);
     let book = records.join("book");
     std::fs::create_dir_all(&book).unwrap();
-    let extra: Vec<String> = vec![
+    let mut extra: Vec<String> = vec![
         format!("records.dir={}", records.display()),
         format!("bookpath={}", book.display()),
         "learn=7".into(),
         // One opponent for the whole soak.
         "bot.max_rematches=0".into(),
     ];
+    if icc {
+        extra.push("ics.server_type=icc".into());
+    }
     let port = srv.port;
     let mk = {
         let dir = dir.clone();
@@ -225,6 +239,8 @@ async fn soak(name: &str, games: usize, max_plies: usize) -> Report {
             c.shutdown_countdown = None;
             c.opp_disconnect_at = None;
             c.opp_return_after = None;
+            // The engine panics when it thinks at an even ply: it has White.
+            c.opp_color = (fault == Fault::EnginePanic).then_some(kibitzer::chess::Color::Black);
             match fault {
                 Fault::LinkCut => c.drop_at = Some(ply),
                 Fault::ServerRestart => c.shutdown_at = Some(ply),
@@ -398,6 +414,12 @@ fn check(r: &Report) {
     assert_eq!(r.time_losses, 0, "lost on time");
     assert_eq!(r.illegal, 0, "illegal moves");
     assert_eq!(r.lost_after_faults, 0, "games lost after an engine fault");
+    let panics = r.faults.get("EnginePanic").copied().unwrap_or(0) as u32;
+    assert!(
+        r.engine_faults >= panics,
+        "every EnginePanic game had its panic: {} of {panics}",
+        r.engine_faults
+    );
     assert_eq!(
         r.records, r.fake_finished,
         "every finished game recorded once, in order (none lost, none duplicated)"
@@ -411,8 +433,16 @@ fn check(r: &Report) {
 /// One round of every fault (about a minute): CI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn soak_one_round_of_every_fault() {
-    let r = soak("round", CYCLE.len(), 70).await;
+    let r = soak("round", CYCLE.len(), 70, false).await;
     assert_eq!(r.games, CYCLE.len());
+    check(&r);
+}
+
+/// The same against the fake ICC (level-1 and level-2 units).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak_one_round_of_every_fault_icc() {
+    let r = soak("round-icc", CYCLE.len() - 1, 70, true).await;
+    assert_eq!(r.games, CYCLE.len() - 1);
     check(&r);
 }
 
@@ -424,7 +454,8 @@ async fn soak_measure() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(500);
-    let r = soak("measure", n, 400).await;
+    let icc = std::env::var_os("KIBITZER_SOAK_ICC").is_some();
+    let r = soak(if icc { "measure-icc" } else { "measure" }, n, 400, icc).await;
     check(&r);
     eprintln!(
         "soak: {} games in {:.0} s; rss {} -> {} kB; fds {} -> {}; logins {}",
