@@ -197,6 +197,24 @@ fn check_engine(o: &kibitzer::options::Options) -> Result<(), String> {
 }
 
 /// The option table with the environment and the command line applied.
+/// On Ctrl-C (SIGINT) print `text` on standard error and exit with status 130,
+/// for the long-running tools that have nothing to save.
+fn interrupt_message(text: &'static str) {
+    std::thread::spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
+            let _ = std::io::stdout().flush();
+            eprintln!("\n{text}");
+            std::process::exit(130);
+        }
+    });
+}
+
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
@@ -301,6 +319,11 @@ fn run() -> Result<()> {
             );
         }
     }
+    // Every command reads the same options: a bad `--set` or KIBITZER_ value is
+    // fatal for the tools too (`bench`, `perft`), not silently ignored.
+    if !matches!(command, Command::Daemon { .. }) {
+        options(&cli.set)?;
+    }
     match command {
         Command::Daemon {
             config,
@@ -360,12 +383,29 @@ fn run() -> Result<()> {
                 return Ok(());
             }
             let depth = depth.context("perft needs a depth (or --suite <file>)")?;
+            let max = kibitzer::tools::perft::MAX_DEPTH;
+            if depth == 0 || depth > max {
+                anyhow::bail!(
+                    "perft depth {depth}: give 1 to {max} (the start position has about \
+                     6.2e16 leaves at depth 12; each depth costs some 30 times the one before)"
+                );
+            }
             let mut board = if fen.is_empty() {
                 Board::startpos()
             } else {
                 parse_fen(&fen.join(" "))?
             };
-            kibitzer::tools::perft::run_perft(&mut board, depth, divide, &mut out)?;
+            // Ctrl-C: say what was finished and stop, rather than vanish.
+            interrupt_message("perft: interrupted (the depths above are complete)");
+            if divide {
+                kibitzer::tools::perft::run_perft(&mut board, depth, true, &mut out)?;
+            } else {
+                // Each depth as it finishes: a deep count shows progress.
+                for d in 1..=depth {
+                    kibitzer::tools::perft::run_perft(&mut board, d, false, &mut out)?;
+                    out.flush()?;
+                }
+            }
         }
         Command::Bench {
             depth,

@@ -7,6 +7,9 @@ use crate::chess::{Board, MoveList};
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
+/// The deepest `kibitzer perft` depth (the console's `perft` stops at 8).
+pub const MAX_DEPTH: u32 = 12;
+
 /// Result of one suite position.
 #[derive(Debug, Clone)]
 pub struct SuiteResult {

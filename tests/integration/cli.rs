@@ -694,3 +694,49 @@ fn secrets_and_harness_variables_are_not_options_for_any_command() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `perft 99` ran forever in silence: now a clear error; a deep count prints each
+/// depth as it finishes; Ctrl-C says where it stopped; and `perft`/`bench` refuse a
+/// bad `--set` or environment value like every other command.
+#[test]
+fn perft_is_capped_shows_progress_and_tools_refuse_bad_options() {
+    let t = Duration::from_secs(60);
+    let deep = run_with(&["perft", "99"], "", &[], t);
+    assert_eq!(deep.code, Some(1), "{deep}");
+    assert!(
+        deep.stderr.contains("perft depth 99: give 1 to 12"),
+        "{deep}"
+    );
+    let p = run_with(&["perft", "3"], "", &[], t);
+    assert!(p.ok(), "{p}");
+    let lines: Vec<&str> = p.stdout.lines().collect();
+    assert!(lines[0].starts_with("perft 1: 20 nodes"), "{p}");
+    assert!(lines[1].starts_with("perft 2: 400 nodes"), "{p}");
+    assert!(lines[2].starts_with("perft 3: 8902 nodes"), "{p}");
+    for args in [&["perft", "2"][..], &["bench", "1"][..]] {
+        let mut a = vec!["--set", "hash=1X"];
+        a.extend_from_slice(args);
+        let r = run_with(&a, "", &[], t);
+        assert_eq!(r.code, Some(1), "{r}");
+        assert!(r.stderr.contains("--set: option hash: '1X'"), "{r}");
+        let r = run_with(args, "", &[("KIBITZER_HASH", "abc")], t);
+        assert_eq!(r.code, Some(1), "{r}");
+        assert!(r.stderr.contains("KIBITZER_HASH"), "{r}");
+    }
+    // Ctrl-C during a long count.
+    let child = Command::new(env!("CARGO_BIN_EXE_kibitzer"))
+        .args(["perft", "12"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("perft: interrupted"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("perft 4: 197281 nodes"));
+}
