@@ -176,12 +176,42 @@ pub fn read_file(path: &Path) -> Result<Vec<(String, String)>, SettingsError> {
                 .into(),
         });
     }
+    if path.is_dir() {
+        return Err(SettingsError::File {
+            file: shown,
+            problem: "is a directory, not a configuration file (TOML)".into(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|e| SettingsError::File {
+        file: shown.clone(),
+        problem: format!("cannot read it: {e}"),
+    })?;
+    // A binary file given by mistake: say so, never print its bytes.
+    if let Err(e) = crate::text::check(&bytes) {
+        return Err(SettingsError::File {
+            file: shown,
+            problem: format!("{e}; a TOML configuration is expected"),
+        });
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|e| SettingsError::File {
+        file: shown.clone(),
+        problem: format!(
+            "not UTF-8 at byte {} (a TOML configuration is UTF-8 text)",
+            e.valid_up_to()
+        ),
+    })?;
     let cfg = config::Config::builder()
-        .add_source(config::File::from(path).format(config::FileFormat::Toml))
+        .add_source(config::File::from_str(text, config::FileFormat::Toml))
         .build()
         .map_err(|e| SettingsError::File {
             file: shown.clone(),
-            problem: e.to_string(),
+            problem: e
+                .to_string()
+                .lines()
+                .take(12)
+                .map(|l| crate::text::printable(l, 200))
+                .collect::<Vec<_>>()
+                .join("\n"),
         })?;
     let root: config::Value = cfg.cache.clone();
     let mut pairs = Vec::new();

@@ -740,3 +740,46 @@ fn perft_is_capped_shows_progress_and_tools_refuse_bad_options() {
     assert!(err.contains("perft: interrupted"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("perft 4: 197281 nodes"));
 }
+
+/// Bad input at the door: a directory or a binary file given as the configuration
+/// is named as such (no raw bytes on the terminal), and a 3 MB line pasted at the
+/// console comes back as one short line, not twice in full.
+#[test]
+fn bad_config_files_and_huge_console_lines_get_short_clear_answers() {
+    let t = Duration::from_secs(60);
+    let dir = std::env::temp_dir();
+    let d = run_with(
+        &["daemon", "--check", "--config", dir.to_str().unwrap()],
+        "",
+        &[],
+        t,
+    );
+    assert_ne!(d.code, Some(0), "{d}");
+    assert!(
+        d.stderr
+            .contains("is a directory, not a configuration file"),
+        "{d}"
+    );
+    let bin = run_with(
+        &[
+            "daemon",
+            "--check",
+            "--config",
+            env!("CARGO_BIN_EXE_kibitzer"),
+        ],
+        "",
+        &[],
+        t,
+    );
+    assert_ne!(bin.code, Some(0), "{bin}");
+    assert!(bin.stderr.contains("not a text file"), "{bin}");
+    assert!(bin.stderr.len() < 400, "{bin}");
+    assert!(!bin.stderr.contains('\u{7f}'), "{bin}");
+    let huge = format!("{}\nquit\n", "x".repeat(3_000_000));
+    let c = run_with(&["console", "--no-rc"], &huge, &[], t);
+    assert!(c.ok(), "exit {:?}", c.code);
+    assert!(c.stdout.len() < 2_000, "{} bytes back", c.stdout.len());
+    assert!(c
+        .stdout
+        .contains("input line of 3000000 characters ignored"));
+}

@@ -157,6 +157,10 @@ struct Con<'a> {
 }
 
 /// Runs the console until `quit`/`end`, the end of input, or a protocol switch.
+/// The longest console line read as a command (a PGN movetext pasted on one line
+/// fits; a megabyte of garbage does not).
+pub const LINE_MAX: usize = 16_384;
+
 pub fn run(s: &mut Session) -> Exit {
     let log: LogSlot = Arc::new(Mutex::new(None));
     {
@@ -236,7 +240,15 @@ pub fn run(s: &mut Session) -> Exit {
                         c.start_up();
                     }
                 }
-                if c.st.exit.is_none() {
+                let long = line.len() > LINE_MAX && line.chars().count() > LINE_MAX;
+                if long {
+                    // A paste gone wrong: one short line back, not the paste twice.
+                    c.emit(&format!(
+                        "input line of {} characters ignored (at most {LINE_MAX}): '{}'",
+                        line.chars().count(),
+                        crate::protocol::uci::echo(&line)
+                    ));
+                } else if c.st.exit.is_none() {
                     c.line(&line);
                     c.sync();
                 }

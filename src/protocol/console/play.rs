@@ -173,8 +173,14 @@ impl Con<'_> {
         let mv = match self.s.game.parse_move(text) {
             Ok(m) => m,
             Err(e) => {
+                let shown = crate::protocol::uci::echo(text);
+                let why = if shown.len() < text.len() {
+                    String::new()
+                } else {
+                    format!(" ({e})")
+                };
                 self.emit(&format!(
-                    "'{text}': not a command, and not a move here ({e}); `help` lists the commands"
+                    "'{shown}': not a command, and not a move here{why}; `help` lists the commands"
                 ));
                 return;
             }
