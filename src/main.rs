@@ -103,6 +103,34 @@ fn create(
     out: &std::path::Path,
     opts: &kibitzer::book::CreateOptions,
 ) -> Result<()> {
+    // Checked before reading a PGN of 52,000 games, not after.
+    if opts.max_ply == 0 {
+        anyhow::bail!(
+            "maxply 0: no ply of any game would go into the book (give 1 or more, e.g. 20)"
+        );
+    }
+    let parent = out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "--out {}: the directory {} does not exist",
+            out.display(),
+            parent.display()
+        );
+    }
+    if !pgn.is_file() {
+        anyhow::bail!(
+            "{}: {}",
+            pgn.display(),
+            if pgn.exists() {
+                "not a file"
+            } else {
+                "no such file"
+            }
+        );
+    }
     let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let mut err = std::io::stderr();
     let mut skipped = 0u64;
@@ -790,7 +818,24 @@ fn start_line(s: &kibitzer::settings::Settings) -> String {
     };
     let book = match o.str("bookpath").trim() {
         "" => "no book or learning (bookpath not set)".to_string(),
-        d => format!("book and learning in {d}"),
+        d => {
+            let dir = std::path::Path::new(d);
+            let other = ["book.polyglot", "book.crafty"]
+                .iter()
+                .find(|k| !o.str(k).trim().is_empty());
+            if dir.join("book.bin").is_file() {
+                format!("book and learning in {d}")
+            } else if let Some(k) = other {
+                format!("no book.bin in {d} (the {k} book is used; learning there)")
+            } else {
+                format!(
+                    "NO OPENING BOOK: {} does not exist, so the engine plays from move 1 \
+                     (build one: kibitzer book create <games.pgn> 40 5 --out {}); learning in {d}",
+                    dir.join("book.bin").display(),
+                    dir.join("book.bin").display()
+                )
+            }
+        }
     };
     let mut accounts = Vec::new();
     if o.bool("ics.enabled") {

@@ -305,7 +305,7 @@ fn user_errors_are_one_message_without_a_backtrace() {
         ),
         (
             vec!["book", "create", "/nonexistent/g.pgn", "30", "--out", out],
-            "/nonexistent/g.pgn: No such file or directory (os error 2)",
+            "/nonexistent/g.pgn: no such file",
         ),
         (
             vec![
@@ -316,7 +316,7 @@ fn user_errors_are_one_message_without_a_backtrace() {
                 "--out",
                 "/nonexistent-dir/b.bin",
             ],
-            "/nonexistent-dir/b.bin: No such file or directory",
+            "--out /nonexistent-dir/b.bin: the directory /nonexistent-dir does not exist",
         ),
         (vec!["book", "show", dir_s, "garbage"], "bad FEN 'garbage'"),
     ];
@@ -782,4 +782,83 @@ fn bad_config_files_and_huge_console_lines_get_short_clear_answers() {
     assert!(c
         .stdout
         .contains("input line of 3000000 characters ignored"));
+}
+
+/// `book create` checks what it can before reading a large PGN: maxply 0 (an empty
+/// book), an --out directory that does not exist, a PGN that is not there.
+#[test]
+fn book_create_refuses_hopeless_arguments_at_once() {
+    let t = Duration::from_secs(30);
+    let pgn = std::env::temp_dir().join(format!("kib-bc-{}.pgn", std::process::id()));
+    std::fs::write(&pgn, "[Result \"1-0\"]\n\n1. e4 e5 1-0\n").unwrap();
+    let p = pgn.to_str().unwrap();
+    let zero = run_with(&["book", "create", p, "0"], "", &[], t);
+    assert_eq!(zero.code, Some(1), "{zero}");
+    assert!(zero.stderr.contains("maxply 0"), "{zero}");
+    let missing = run_with(
+        &[
+            "book",
+            "create",
+            p,
+            "20",
+            "--out",
+            "/nonexistent-kib/book.bin",
+        ],
+        "",
+        &[],
+        t,
+    );
+    assert_eq!(missing.code, Some(1), "{missing}");
+    assert!(
+        missing.stderr.contains("/nonexistent-kib does not exist"),
+        "{missing}"
+    );
+    let nopgn = run_with(
+        &["book", "create", "/nonexistent-kib.pgn", "20"],
+        "",
+        &[],
+        t,
+    );
+    assert_eq!(nopgn.code, Some(1), "{nopgn}");
+    assert!(nopgn.stderr.contains("no such file"), "{nopgn}");
+    let _ = std::fs::remove_file(&pgn);
+}
+
+/// The first run has no book.bin: `daemon --check` says so (and where it looked)
+/// instead of "book and learning in book"; with a book.bin it says the book is there.
+#[test]
+fn daemon_check_says_when_there_is_no_opening_book() {
+    let t = Duration::from_secs(30);
+    let dir = std::env::temp_dir().join(format!("kib-nobook-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let set = format!("bookpath={}", dir.display());
+    let r = run_with(&["daemon", "--check", "--set", &set], "", &[], t);
+    assert!(r.ok(), "{r}");
+    assert!(r.stdout.contains("NO OPENING BOOK"), "{r}");
+    assert!(
+        r.stdout
+            .contains(&format!("{}", dir.join("book.bin").display())),
+        "{r}"
+    );
+    let pgn = dir.join("g.pgn");
+    std::fs::write(&pgn, "[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n").unwrap();
+    let out = dir.join("book.bin");
+    let b = run_with(
+        &[
+            "book",
+            "create",
+            pgn.to_str().unwrap(),
+            "10",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        "",
+        &[],
+        t,
+    );
+    assert!(b.ok(), "{b}");
+    let r = run_with(&["daemon", "--check", "--set", &set], "", &[], t);
+    assert!(r.stdout.contains("book and learning in"), "{r}");
+    assert!(!r.stdout.contains("NO OPENING BOOK"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
