@@ -281,6 +281,25 @@ fn front_end(first: kibitzer::protocol::Protocol, set: &[String], rc: &RcArgs) -
     let mut session = Session::new(input, output(std::io::stdout()), opts);
     session.rc = rc;
     session.interactive = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    if first == Protocol::Console {
+        // Ctrl-C reaches the console as input (stop the search; twice: save, quit).
+        let tx = session.sender();
+        std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                while tokio::signal::ctrl_c().await.is_ok() {
+                    if tx.send(kibitzer::protocol::Input::Interrupt).is_err() {
+                        break;
+                    }
+                }
+            });
+        });
+    }
     run(&mut session, first);
     Ok(())
 }

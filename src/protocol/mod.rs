@@ -64,6 +64,10 @@ pub enum Input {
     Wake,
     /// The input has ended.
     Eof,
+    /// Ctrl-C (SIGINT) at the console: the first stops a search, a second within a
+    /// second quits after saving the game. UCI and xboard ignore it (xboard is told
+    /// `sigint=0`).
+    Interrupt,
 }
 
 /// The protocol a loop speaks.

@@ -146,6 +146,7 @@ pub fn run(s: &mut Session) -> Exit {
                 return Exit::Quit;
             }
             Input::Wake => finished(s, &mut st),
+            Input::Interrupt => {}
             Input::Line(line) => {
                 if let Some(exit) = command(s, &mut st, &line) {
                     return exit;

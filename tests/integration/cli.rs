@@ -862,3 +862,66 @@ fn daemon_check_says_when_there_is_no_opening_book() {
     assert!(!r.stdout.contains("NO OPENING BOOK"), "{r}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Ctrl-C at the console: the first stops the engine's search and the console goes
+/// on; two within a second quit after saving the game to a PGN file it names.
+#[test]
+fn console_ctrl_c_stops_the_search_then_quits_saving_the_game() {
+    let dir = std::env::temp_dir().join(format!("kib-ctrlc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitzer"))
+        .args(["console", "--no-rc"])
+        .current_dir(&dir)
+        .env_remove("KIBITZER_HASH")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"st 60\ne4\n").unwrap();
+    stdin.flush().unwrap();
+    let int = |pid: u32| {
+        let _ = Command::new("kill")
+            .args(["-INT", &pid.to_string()])
+            .status();
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    int(child.id());
+    std::thread::sleep(Duration::from_millis(1500));
+    // Still there after the first: it answers a command.
+    stdin.write_all(b"echo still here\n").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    int(child.id());
+    std::thread::sleep(Duration::from_millis(200));
+    int(child.id());
+    let t0 = Instant::now();
+    let out = loop {
+        if let Some(_s) = child.try_wait().unwrap() {
+            break child.wait_with_output().unwrap();
+        }
+        if t0.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("the console did not quit on a double Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("interrupted: search stopped"), "{text}");
+    assert!(text.contains("still here"), "{text}");
+    assert!(
+        text.contains("game saved in kibitzer-interrupted-"),
+        "{text}"
+    );
+    let saved: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".pgn"))
+        .collect();
+    assert_eq!(saved.len(), 1);
+    let pgn = std::fs::read_to_string(saved[0].path()).unwrap();
+    assert!(pgn.contains("1. e4"), "{pgn}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

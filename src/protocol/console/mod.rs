@@ -148,6 +148,8 @@ struct State {
     exit: Option<Exit>,
     /// Bumped whenever a search starts (a timer only stops its own search).
     generation: Arc<AtomicU64>,
+    /// When the last Ctrl-C came.
+    interrupted: Option<std::time::Instant>,
 }
 
 /// The console: the session and what the console keeps besides it.
@@ -190,6 +192,7 @@ pub fn run(s: &mut Session) -> Exit {
             script_depth: 0,
             exit: None,
             generation: Arc::new(AtomicU64::new(0)),
+            interrupted: None,
         },
     };
     c.sync();
@@ -221,6 +224,11 @@ pub fn run(s: &mut Session) -> Exit {
                 return c.leave(Exit::Quit);
             }
             Input::Wake => c.finished(),
+            Input::Interrupt => {
+                if let Some(e) = c.interrupt() {
+                    return c.leave(e);
+                }
+            }
             Input::Line(line) => {
                 c.log_input(&line);
                 let (word, _) = split_command(&line);
@@ -266,6 +274,47 @@ pub fn run(s: &mut Session) -> Exit {
 impl Con<'_> {
     fn emit(&self, line: &str) {
         emit(&self.s.out, line);
+    }
+
+    /// Ctrl-C: a search in progress stops (as Crafty's interrupt does); a second
+    /// Ctrl-C within a second, or one with nothing to stop, quits after saving the
+    /// game (to the game log when logging, else to a PGN file named here).
+    fn interrupt(&mut self) -> Option<Exit> {
+        let now = std::time::Instant::now();
+        let again = self
+            .st
+            .interrupted
+            .is_some_and(|t| now.duration_since(t) < std::time::Duration::from_secs(1));
+        self.st.interrupted = Some(now);
+        let searching = self.s.game.state() != EngineState::Idle;
+        if searching && !again {
+            self.s.game.abort_search();
+            self.st.analyze = false;
+            self.emit(
+                "interrupted: search stopped (Ctrl-C again within a second quits, saving the game)",
+            );
+            self.prompt();
+            return None;
+        }
+        if !again && !self.s.game.moves().is_empty() {
+            self.emit("Ctrl-C again within a second quits, saving the game (or type `quit`)");
+            return None;
+        }
+        self.s.game.abort_search();
+        if self.st.logs.game_path.is_none() && !self.s.game.moves().is_empty() {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let name = format!("kibitzer-interrupted-{secs}.pgn");
+            match std::fs::write(&name, self.game_pgn().to_pgn()) {
+                Ok(()) => self.emit(&format!(
+                    "game saved in {name} ({} moves; `read {name}` resumes it)",
+                    self.s.game.moves().len()
+                )),
+                Err(e) => self.emit(&format!("cannot save the game in {name}: {e}")),
+            }
+        }
+        Some(Exit::Quit)
     }
 
     /// The game's notes (tables loaded or missing, `cache` without effect), once each.
