@@ -207,19 +207,19 @@ pub fn graph_svg(points: &[(String, i32)]) -> String {
     // The legend.
     let ly = h - 14.0;
     s.push_str(&format!(
-        "<g class=\"legend\" font-size=\"10\" fill=\"#333\">\
-<text x=\"{left}\" y=\"{:.1}\">move</text>\
-<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{WHITE_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">White better</text>\
-<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{BLACK_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">Black better</text>\
+        "<g class=\"legend\" font-size=\"10\" fill=\"#333\" xml:space=\"preserve\">\
+<text x=\"{left}\" y=\"{:.1}\">move </text>\
+<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{WHITE_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">White better; </text>\
+<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{BLACK_BETTER}\"/><text x=\"{:.1}\" y=\"{ly:.1}\">Black better; </text>\
 <text x=\"{:.1}\" y=\"{ly:.1}\">scores in pawns, White's view (beyond \u{b1}{clip} at the edge)</text></g>",
         top + plot_h + 28.0,
         left + 3.0,
         ly - 3.5,
         left + 10.0,
-        left + 90.0,
+        left + 96.0,
         ly - 3.5,
-        left + 97.0,
-        left + 175.0,
+        left + 103.0,
+        left + 188.0,
     ));
     s.push_str("</svg>");
     s

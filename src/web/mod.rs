@@ -350,6 +350,15 @@ async fn answer(
     };
     if let Some(want) = &sh.cfg.token {
         if !given_token(&req, &query).is_some_and(|t| same_secret(t, want)) {
+            // A load balancer's probe has no token: it gets the health check's
+            // status and a bare word, nothing else (the reasons need the token).
+            if req.uri().path() == "/healthz" {
+                let mut r = healthz(&snapshot(sh));
+                if r.status() != StatusCode::OK {
+                    r = text(r.status(), "unhealthy\n");
+                }
+                return r;
+            }
             let mut r = text(
                 StatusCode::UNAUTHORIZED,
                 "a token is required: Authorization: Bearer <token>, or ?token=<token>\n",

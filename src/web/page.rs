@@ -522,7 +522,7 @@ table{border-collapse:collapse}th,td{padding:2px 8px;text-align:left;vertical-al
 const SCRIPT: &str = r#"(function(){
 var q=document.body.getAttribute('data-token')||'';
 var ids=['link','games','observed','results','engine'];
-var skew=(+document.body.getAttribute('data-now')||Date.now())-Date.now();var lat=[];var lastBoard=0;
+var skew=(+document.body.getAttribute('data-now')||Date.now())-Date.now();var lat=[];var lastBoard=0;var fresh=true;
 function pad(n){return (n<10?'0':'')+n;}
 function fmt(ms){var s=Math.floor(Math.max(ms,0)/1000),h=Math.floor(s/3600),m=Math.floor(s/60)%60;s=s%60;return h?h+':'+pad(m)+':'+pad(s):m+':'+pad(s);}
 function ago(ms){var s=Math.max(0,Math.round((Date.now()+skew-ms)/1000));if(s<60)return '('+s+' s ago)';if(s<3600)return '('+Math.floor(s/60)+' min ago)';if(s<86400)return '('+Math.floor(s/3600)+' h ago)';return '('+Math.floor(s/86400)+' d ago)';}
@@ -533,12 +533,13 @@ document.querySelectorAll('.until').forEach(function(a){var s=Math.max(0,Math.ro
 function links(){if(!q)return;document.querySelectorAll('a.pgn').forEach(function(a){var h=a.getAttribute('href');if(h.indexOf('token=')<0)a.setAttribute('href',h+q);});}
 function show(d){ids.forEach(function(k){if(typeof d[k]==='string'){document.getElementById(k).innerHTML=d[k];}});links();
 if(d.sent_ms)skew=d.sent_ms-Date.now();tick();document.body.setAttribute('data-seq',d.seq);
+if(fresh){fresh=false;lastBoard=d.board_ms||0;}
 if(d.board_ms&&d.board_ms!==lastBoard){lastBoard=d.board_ms;lat.push(Date.now()-d.board_ms);if(lat.length>500)lat.shift();
 var s=lat.slice().sort(function(a,b){return a-b;});var p=document.getElementById('page-latency');
 p.setAttribute('data-n',s.length);p.setAttribute('data-median',s[Math.floor(s.length/2)]);p.setAttribute('data-max',s[s.length-1]);
 p.textContent='page updated '+lat[lat.length-1]+' ms after the last board (median '+s[Math.floor(s.length/2)]+' ms, max '+s[s.length-1]+' ms over '+s.length+')';}}
 var live=document.getElementById('live');
-function connect(){var ws=new WebSocket((location.protocol==='https:'?'wss://':'ws://')+location.host+'/ws'+q);
+function connect(){fresh=true;var ws=new WebSocket((location.protocol==='https:'?'wss://':'ws://')+location.host+'/ws'+q);
 ws.onmessage=function(e){show(JSON.parse(e.data));live.textContent='live';live.className='ok';};
 ws.onclose=function(){live.textContent='reconnecting';live.className='warn';setTimeout(connect,1000);};}
 if(window.WebSocket)connect();

@@ -496,14 +496,16 @@ async fn a_non_loopback_bind_needs_a_token_and_gets_401_without_it() {
     let a: SocketAddr = format!("127.0.0.1:{}", server.local_addr().port())
         .parse()
         .unwrap();
-    for path in [
-        "/",
-        "/api/status",
-        "/metrics",
-        "/healthz",
-        "/games/1.pgn",
-        "/ws",
-    ] {
+    // A probe without the token gets the health check's status, and no reason.
+    let probe = get(a, "/healthz").await;
+    assert_eq!(probe.code, 503, "{}", probe.head);
+    assert_eq!(probe.body, "unhealthy\n");
+    assert_eq!(get(a, "/healthz?token=wrong").await.body, "unhealthy\n");
+    assert_ne!(
+        get_bearer(a, "/healthz", "s3cret").await.body,
+        "unhealthy\n"
+    );
+    for path in ["/", "/api/status", "/metrics", "/games/1.pgn", "/ws"] {
         let r = get(a, path).await;
         assert_eq!(r.code, 401, "{path}: {}", r.head);
         assert!(
