@@ -516,17 +516,40 @@ pub fn annotate(
     let mut skipped = Vec::new();
     // Read everything first: the progress bar needs the total.
     let mut work = Vec::new();
-    for (n, g) in PgnReader::new(std::io::Cursor::new(text.as_bytes())).enumerate() {
-        match g {
-            Ok(g) => match sides_of(&g, &req.sides) {
-                Ok(sides) => work.push((g, sides)),
-                Err(why) => skipped.push(format!("game {} ({}): {why}", n + 1, game_title(&g))),
+    let mut cut = Vec::new();
+    let mut reader = PgnReader::new(std::io::Cursor::new(text.as_bytes()));
+    let mut n = 0;
+    while let Some(g) = reader.next_game() {
+        n += 1;
+        let g = match g {
+            Ok(g) => g,
+            // A move that cannot be read (ChessBase's `Z0` null move, a typo): the
+            // moves before it are annotated, and the note says where it stopped.
+            Err(e) => match reader.take_partial().filter(|p| !p.moves.is_empty()) {
+                Some(p) => {
+                    cut.push(format!(
+                        "game {n} ({}): annotated up to ply {}, then stopped: {e}",
+                        game_title(&p),
+                        p.moves.len()
+                    ));
+                    p
+                }
+                None => {
+                    skipped.push(e.to_string());
+                    continue;
+                }
             },
-            Err(e) => skipped.push(e.to_string()),
+        };
+        match sides_of(&g, &req.sides) {
+            Ok(sides) => work.push((g, sides)),
+            Err(why) => skipped.push(format!("game {n} ({}): {why}", game_title(&g))),
         }
     }
     for s in &skipped {
         note(&format!("skipped {s}"));
+    }
+    for s in &cut {
+        note(s);
     }
     let selected = |b: &Board, sides: &[Color]| {
         let n = b.fullmove_number() as u32;

@@ -159,3 +159,18 @@ fn annotateh_draws_a_board_per_comment_and_a_graph_point_per_move() {
     assert_eq!(html.matches("class=\"arrow best\"").count(), comments);
     let _ = std::fs::remove_dir_all(p.parent().unwrap());
 }
+
+/// An unreadable move (ChessBase's `Z0` null move) no longer costs the whole game:
+/// the moves before it are annotated and the console says where it stopped.
+#[test]
+fn a_game_with_an_unreadable_move_is_annotated_up_to_it() {
+    let text = molinari().replace("5. g3", "5. Z0");
+    let p = temp_copy("null-move", &text);
+    let mut d = Driver::start(Protocol::Console);
+    d.send(&format!("annotate {} w 1-999 5 d3", p.display()));
+    d.expect_contains("annotated up to ply 8, then stopped");
+    d.expect_contains("annotate: 1 game(s), 4 move(s) searched");
+    let g = can(&p);
+    assert_eq!(g.moves.len(), 8);
+    let _ = std::fs::remove_dir_all(p.parent().unwrap());
+}
