@@ -122,7 +122,7 @@ fn every_console_option_is_settable_and_listed() {
     let e = d.expect_contains("9999");
     assert!(e.contains("threads") && e.contains("1..=512"), "{e}");
     d.send("help");
-    d.expect_contains("commands:");
+    d.expect_contains("commands by topic");
     d.expect_contains("options");
     d.send("help hash");
     d.expect_contains("transposition table size");

@@ -380,7 +380,32 @@ fn test_runs_bratko_kopec_with_a_summary_table() {
 #[test]
 fn help_comes_from_the_command_table() {
     let mut d = console();
+    // `help` is a one-screen overview by topic naming every command.
     d.send("help");
+    d.expect_contains("`help all` lists them");
+    let all = d.lines();
+    let from = all
+        .iter()
+        .rposition(|l| l.contains("commands by topic"))
+        .expect("the overview");
+    let to = all
+        .iter()
+        .rposition(|l| l.contains("`help all` lists them"))
+        .unwrap();
+    assert!(to - from < 30, "{:?}", &all[from..=to]);
+    let overview = all[from..=to].join("\n");
+    for c in COMMANDS {
+        assert!(
+            overview.split_whitespace().any(|w| w == c.names[0]),
+            "the overview does not name {}",
+            c.names[0]
+        );
+    }
+    assert!(
+        !overview.contains("  other "),
+        "a command without a topic: {overview}"
+    );
+    d.send("help all");
     d.expect_contains("commands:");
     let text = d.expect_contains("options (name = value");
     assert!(text.contains("options"));

@@ -238,7 +238,7 @@ pub(super) fn cmd_go(c: &mut Con, _: &str, _: &str) -> Res {
 }
 
 pub(super) fn cmd_help(c: &mut Con, _: &str, rest: &str) -> Res {
-    if !rest.is_empty() {
+    if !rest.is_empty() && rest != "all" {
         if let Some(cmd) = find_command(rest) {
             let mut lines = vec![format!("{}: {}", cmd.usage(), cmd.help)];
             if let Some(spec) = cmd.option.and_then(lookup) {
@@ -252,6 +252,33 @@ pub(super) fn cmd_help(c: &mut Con, _: &str, rest: &str) -> Res {
             return Ok(());
         }
         return Err(format!("no command or option '{rest}'"));
+    }
+    if rest.is_empty() {
+        // An overview that fits a screen; `help all` is the whole table.
+        let mut lines = vec![
+            "moves: type them in SAN or coordinates (e4, Nf3, O-O, e7e5, e7e8q)".to_string(),
+            "commands by topic (`help <command>` for one, `help all` for every command and option):"
+                .to_string(),
+        ];
+        let mut listed: Vec<&str> = Vec::new();
+        for (topic, names) in HELP_TOPICS {
+            listed.extend_from_slice(names);
+            lines.push(format!("  {topic:<10} {}", names.join(" ")));
+        }
+        let other: Vec<&str> = COMMANDS
+            .iter()
+            .map(|c| c.names[0])
+            .filter(|n| !listed.contains(n))
+            .collect();
+        if !other.is_empty() {
+            lines.push(format!("  {:<10} {}", "other", other.join(" ")));
+        }
+        lines.push(format!(
+            "options: {} of them; `help all` lists them with their values, `help <option>` one",
+            c.s.options.help_lines().len()
+        ));
+        c.emit_all(&lines);
+        return Ok(());
     }
     let mut lines =
         vec!["moves: type them in SAN or coordinates (e4, Nf3, O-O, e7e5, e7e8q)".to_string()];
@@ -276,6 +303,77 @@ pub(super) fn cmd_help(c: &mut Con, _: &str, rest: &str) -> Res {
     Ok(())
 }
 
+/// The overview `help` prints: the commands by topic (a command not named here is
+/// listed under "other", so a new one is never hidden).
+const HELP_TOPICS: &[(&str, &[&str])] = &[
+    (
+        "play",
+        &[
+            "new", "go", "force", "?", "back", "white", "black", "resign", "draw", "flag", "end",
+            "exit",
+        ],
+    ),
+    (
+        "time",
+        &[
+            "level", "time", "st", "sd", "sn", "settc", "clock", "ponder", "usage",
+        ],
+    ),
+    (
+        "position",
+        &[
+            "setboard", "edit", "display", "show", "history", "score", "tags", "reset",
+        ],
+    ),
+    (
+        "analysis",
+        &[
+            "analyze",
+            "annotate",
+            "annotateh",
+            "search",
+            "test",
+            "perft",
+            "perf",
+            "trace",
+        ],
+    ),
+    (
+        "files",
+        &[
+            "read", "reada", "savegame", "savepos", "pgn", "input", "import", "log", "newlog",
+            "logpath", "ls",
+        ],
+    ),
+    ("book", &["book", "books", "bookw", "bookpath", "learn"]),
+    (
+        "engine",
+        &[
+            "hash",
+            "hashp",
+            "cache",
+            "egtb",
+            "tbpath",
+            "smpmt",
+            "smpmin",
+            "smpmax",
+            "evaluation",
+            "extensions",
+            "drawscore",
+            "swindle",
+        ],
+    ),
+    (
+        "talk",
+        &[
+            "whisper", "kibitz", "noise", "name", "computer", "list", "mode", "operator",
+        ],
+    ),
+    (
+        "protocol",
+        &["uci", "xboard", "ansi", "echo", "alarm", "info", "help"],
+    ),
+];
 pub(super) fn cmd_history(c: &mut Con, _: &str, _: &str) -> Res {
     let text = c.s.game.movetext();
     let lines: Vec<String> = text
