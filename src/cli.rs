@@ -17,6 +17,13 @@ pub(crate) struct Cli {
     pub(crate) set: Vec<String>,
     #[command(flatten)]
     pub(crate) rc: RcArgs,
+    /// The daemon logs more: -v debug (with the wire transcript), -vv trace
+    /// (records.log_level).
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+    /// The daemon logs only warnings and errors.
+    #[arg(short = 'q', long = "quiet", global = true, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
     /// Without a subcommand kibitzer starts the console, which switches to UCI on
     /// `uci` and to xboard on `xboard`/`protover`.
     #[command(subcommand)]

@@ -46,6 +46,7 @@ pub mod game;
 pub mod ics;
 pub mod learn;
 pub mod lichess;
+pub mod logfile;
 pub mod net;
 pub mod options;
 pub mod protocol;

@@ -347,6 +347,18 @@ fn closed_pipe(e: &anyhow::Error) -> bool {
 
 fn run() -> Result<()> {
     let mut cli = Cli::parse();
+    // -v/-q: the daemon's log level, above every other source.
+    if matches!(cli.command, Some(Command::Daemon { .. })) {
+        let level = match (cli.quiet, cli.verbose) {
+            (true, _) => Some("warn"),
+            (_, 0) => None,
+            (_, 1) => Some("debug"),
+            _ => Some("trace"),
+        };
+        if let Some(l) = level {
+            cli.set.push(format!("records.log_level={l}"));
+        }
+    }
     // Not locked: search threads print through their own handles.
     let mut out = std::io::stdout();
     use kibitzer::protocol::Protocol;
@@ -800,8 +812,10 @@ fn print_keys() {
     }
 }
 
-fn init_logging(level: &str) {
+fn init_logging(o: &kibitzer::options::Options) -> Result<(), String> {
+    use tracing_subscriber::fmt::writer::MakeWriterExt;
     use tracing_subscriber::EnvFilter;
+    let level = o.str("records.log_level");
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         // The wire transcript only at debug and below.
         let wire = if matches!(level, "debug" | "trace") {
@@ -814,15 +828,39 @@ fn init_logging(level: &str) {
     // Under systemd the journal adds its own timestamps and has no colours.
     let journal =
         std::env::var_os("JOURNAL_STREAM").is_some() || std::env::var_os("INVOCATION_ID").is_some();
-    let b = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(!journal && std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if journal {
-        b.without_time().init();
-    } else {
-        b.init();
+    let file = match o.str("records.log_file").trim() {
+        "" => None,
+        f => Some(
+            kibitzer::logfile::RotatingFile::open(
+                std::path::Path::new(f),
+                o.int("records.log_max") as u64 * 1024 * 1024,
+                o.int("records.log_keep") as usize,
+            )
+            .map_err(|e| format!("records.log_file {f}: {e}"))?,
+        ),
+    };
+    let ansi = file.is_none() && !journal && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    match file {
+        Some(f) => {
+            let b = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr.and(std::sync::Mutex::new(f)))
+                .with_ansi(false);
+            b.init();
+        }
+        None => {
+            let b = tracing_subscriber::fmt()
+                .with_env_filter(filter)
+                .with_writer(std::io::stderr)
+                .with_ansi(ansi);
+            if journal {
+                b.without_time().init();
+            } else {
+                b.init();
+            }
+        }
     }
+    Ok(())
 }
 
 /// One line saying what the daemon will do: server, handle, configuration file, book
@@ -933,7 +971,10 @@ fn daemon(
             return Exit::Config as i32;
         }
     };
-    init_logging(settings.options.str("records.log_level"));
+    if let Err(e) = init_logging(&settings.options) {
+        eprintln!("kibitzer: configuration: {e}");
+        return Exit::Config as i32;
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -925,3 +925,43 @@ fn console_ctrl_c_stops_the_search_then_quits_saving_the_game() {
     assert!(pgn.contains("1. e4"), "{pgn}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `records.log_file` writes the daemon's log to a file as well (for operators
+/// without journald), and `-q` keeps only warnings and errors.
+#[test]
+fn the_daemon_log_goes_to_a_file_and_q_quiets_it() {
+    let dir = std::env::temp_dir().join(format!("kib-logfile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let log = dir.join("logs").join("kibitzer.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kibitzer"))
+        .args([
+            "-q",
+            "daemon",
+            "--set",
+            "ics.server=127.0.0.1",
+            "--set",
+            "ics.port=1",
+        ])
+        .arg("--set")
+        .arg(format!("records.log_file={}", log.display()))
+        .arg("--set")
+        .arg(format!("records.dir={}", dir.join("rec").display()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let _ = child.kill();
+    let _ = child.wait();
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        text.contains("WARN") && text.contains("cannot log in"),
+        "{text}"
+    );
+    assert!(!text.contains(" INFO "), "{text}");
+    assert!(
+        !text.contains('\u{1b}'),
+        "no colour codes in the file: {text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
