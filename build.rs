@@ -125,6 +125,22 @@ fn find_magics(dirs: &[(i32, i32); 4], rng: &mut Rng, table: &mut Vec<u64>) -> V
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    // The commit built, for the version metric (`kibitzer_build_info`).
+    for f in [".git/HEAD", ".git/logs/HEAD"] {
+        if std::path::Path::new(f).exists() {
+            println!("cargo:rerun-if-changed={f}");
+        }
+    }
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| "unknown".into());
+    println!("cargo:rustc-env=KIBITZER_COMMIT={commit}");
     let mut rng = Rng(0x6B69_6269_747A_6572); // "kibitzer"
     let mut table = Vec::new();
     let rook = find_magics(&ROOK_DIRS, &mut rng, &mut table);

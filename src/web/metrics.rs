@@ -23,8 +23,12 @@ pub struct Metrics {
 impl Metrics {
     /// `clients`: the page's live feeds open.
     pub fn new(status: watch::Receiver<Status>, clients: Arc<AtomicUsize>) -> Metrics {
-        let mut registry = Registry::with_prefix("kibitzer");
-        registry.register_collector(Box::new(StatusCollector { status, clients }));
+        let mut registry = Registry::default();
+        registry
+            .sub_registry_with_prefix("kibitzer")
+            .register_collector(Box::new(StatusCollector { status, clients }));
+        // The process's own, under the names Prometheus's process collectors use.
+        registry.register_collector(Box::new(ProcessCollector));
         Metrics { registry }
     }
 
@@ -34,6 +38,81 @@ impl Metrics {
             tracing::error!("cannot encode the metrics: {e}");
         }
         out
+    }
+}
+
+/// `process_cpu_seconds_total`, `process_resident_memory_bytes`,
+/// `process_virtual_memory_bytes`, `process_open_fds`, `process_start_time_seconds`,
+/// read from `/proc/self` at each scrape (absent where there is no `/proc`).
+#[derive(Debug)]
+struct ProcessCollector;
+
+/// The clock ticks of `/proc` times (USER_HZ, 100 on Linux whatever the kernel's HZ).
+const TICKS: f64 = 100.0;
+
+impl Collector for ProcessCollector {
+    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+            return Ok(());
+        };
+        // The fields after the command name (which may hold spaces) in parentheses.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        // Field numbers of proc(5) minus 3: utime 14, stime 15, starttime 22, vsize 23.
+        let cpu = (num(11) + num(12)) / TICKS;
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let kb = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+                .unwrap_or(0.0)
+                * 1024.0
+        };
+        let boot = std::fs::read_to_string("/proc/stat")
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("btime "))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .unwrap_or(0.0);
+        let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count()) as f64;
+        let c = prometheus_client::metrics::counter::ConstCounter::new(cpu);
+        c.encode(enc.encode_descriptor(
+            "process_cpu",
+            "user and system CPU time spent",
+            Some(&Unit::Seconds),
+            MetricType::Counter,
+        )?)?;
+        gauge(
+            &mut enc,
+            "process_resident_memory",
+            "resident memory size",
+            Some(&Unit::Bytes),
+            kb("VmRSS:"),
+        )?;
+        gauge(
+            &mut enc,
+            "process_virtual_memory",
+            "virtual memory size",
+            Some(&Unit::Bytes),
+            num(20),
+        )?;
+        gauge(
+            &mut enc,
+            "process_open_fds",
+            "open file descriptors",
+            None,
+            fds,
+        )?;
+        gauge(
+            &mut enc,
+            "process_start_time",
+            "start time of the process since the Unix epoch",
+            Some(&Unit::Seconds),
+            boot + num(19) / TICKS,
+        )?;
+        Ok(())
     }
 }
 
@@ -132,6 +211,19 @@ impl Collector for StatusCollector {
         let s = self.status.borrow().clone();
         let c = &s.counters;
         let up = |b: bool| if b { 1.0 } else { 0.0 };
+        {
+            let mut m = enc.encode_descriptor(
+                "build_info",
+                "the version and commit of this binary (always 1)",
+                None,
+                MetricType::Gauge,
+            )?;
+            let labels = [
+                ("version", env!("CARGO_PKG_VERSION")),
+                ("commit", env!("KIBITZER_COMMIT")),
+            ];
+            ConstGauge::new(1.0).encode(m.encode_family(&labels)?)?;
+        }
         per_account(
             &mut enc,
             "connected",

@@ -243,6 +243,19 @@ async fn status_json_pgn_link_and_metrics_follow_a_game() {
     assert_eq!(m.code, 200);
     assert!(m.head.contains("openmetrics-text"), "{}", m.head);
     assert!(metric(&m.body, "kibitzer_moves_sent_total").unwrap() >= 3.0);
+    // The version and the process, as operators' dashboards expect them.
+    assert!(
+        m.body.contains(&format!(
+            "kibitzer_build_info{{version=\"{}\",commit=\"",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{}",
+        m.body
+    );
+    assert!(metric(&m.body, "process_resident_memory_bytes").unwrap() > 1e6);
+    assert!(metric(&m.body, "process_open_fds").unwrap() >= 3.0);
+    assert!(metric(&m.body, "process_cpu_seconds_total").unwrap() > 0.0);
+    assert!(metric(&m.body, "process_start_time_seconds").unwrap() > 1.6e9);
     assert!(
         !m.body.contains("kibitzer_games_total{"),
         "no finished game yet:\n{}",
