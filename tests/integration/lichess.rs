@@ -783,6 +783,21 @@ async fn lichess_chat_commands_greeting_and_offers() {
     }
     fake.chat_line("t1", "player", "Opponent", "hello there");
     tokio::time::sleep(Duration::from_millis(2500)).await;
+    {
+        // What the bot said shows on the page: the greeting and the answers.
+        let st = bot.status.borrow().clone();
+        let g = st.games.iter().find(|g| g.site == "lichess").unwrap();
+        assert!(
+            g.talk.iter().any(|t| t == "Hello, good luck!"),
+            "{:?}",
+            g.talk
+        );
+        assert!(
+            g.talk.iter().any(|t| t.starts_with("Commands: !eval")),
+            "{:?}",
+            g.talk
+        );
+    }
     let game = |s: &crate::lichess_fake_server::Stats, g: &[crate::lichess_fake_server::Game]| {
         format!(
             "{} {} {:?} {:?}",

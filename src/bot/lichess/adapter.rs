@@ -465,6 +465,8 @@ fn on_chat(
         .find(|g| g.game == number)
         .and_then(|g| g.search.clone());
     let answer = chat::answer(cmd, room, search.as_ref(), kibitz);
+    // What the bot says shows on the page, as in an ICS game.
+    sh.status.game(number, |g| g.said(&answer));
     let api = sh.api.clone();
     let gid = id.to_string();
     spawn_request(

@@ -839,6 +839,7 @@ pub async fn run(
     info!(game = t.s.game, account = %t.s.account, white = %t.s.white, black = %t.s.black, class = ?t.s.class, "game started");
     let greeting = opts.str("talk.greeting").trim().to_string();
     if !greeting.is_empty() && !t.s.continuing && !t.tournament {
+        t.s.status.game(t.s.game, |g| g.said(&greeting));
         t.send(GameCommand::Say(Channel::Opponent, greeting));
     }
     if t.s.fresh {
@@ -898,6 +899,7 @@ pub async fn run(
     if end.is_some() {
         let farewell = t.s.opts.str("talk.farewell").trim().to_string();
         if !farewell.is_empty() && !t.tournament {
+            t.s.status.game(t.s.game, |g| g.said(&farewell));
             t.send(GameCommand::Say(Channel::Opponent, farewell));
         }
     }
