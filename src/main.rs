@@ -224,10 +224,10 @@ fn check_engine(o: &kibitzer::options::Options) -> Result<(), String> {
     Ok(())
 }
 
-/// The option table with the environment and the command line applied.
-/// On Ctrl-C (SIGINT) print `text` on standard error and exit with status 130,
-/// for the long-running tools that have nothing to save.
-fn interrupt_message(text: &'static str) {
+/// Runs `on_each` on a thread of its own at every Ctrl-C (SIGINT) until it returns
+/// false: the console takes it as input, the long-running tools say where they
+/// stopped.
+fn on_ctrl_c(mut on_each: impl FnMut() -> bool + Send + 'static) {
     std::thread::spawn(move || {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -235,14 +235,27 @@ fn interrupt_message(text: &'static str) {
         else {
             return;
         };
-        if rt.block_on(tokio::signal::ctrl_c()).is_ok() {
-            let _ = std::io::stdout().flush();
-            eprintln!("\n{text}");
-            std::process::exit(130);
-        }
+        rt.block_on(async {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                if !on_each() {
+                    break;
+                }
+            }
+        });
     });
 }
 
+/// On Ctrl-C print `text` on standard error and exit with status 130, for the
+/// long-running tools that have nothing to save.
+fn interrupt_message(text: &'static str) {
+    on_ctrl_c(move || {
+        let _ = std::io::stdout().flush();
+        eprintln!("\n{text}");
+        std::process::exit(130)
+    });
+}
+
+/// The option table with the environment and the command line applied.
 fn options(set: &[String]) -> Result<kibitzer::options::Options> {
     use kibitzer::options::{Options, Source};
     let mut o = Options::new();
@@ -284,21 +297,7 @@ fn front_end(first: kibitzer::protocol::Protocol, set: &[String], rc: &RcArgs) -
     if first == Protocol::Console {
         // Ctrl-C reaches the console as input (stop the search; twice: save, quit).
         let tx = session.sender();
-        std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                return;
-            };
-            rt.block_on(async {
-                while tokio::signal::ctrl_c().await.is_ok() {
-                    if tx.send(kibitzer::protocol::Input::Interrupt).is_err() {
-                        break;
-                    }
-                }
-            });
-        });
+        on_ctrl_c(move || tx.send(kibitzer::protocol::Input::Interrupt).is_ok());
     }
     run(&mut session, first);
     Ok(())
