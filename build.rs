@@ -140,7 +140,7 @@ fn main() {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_hexdigit()))
         .unwrap_or_else(|| "unknown".into());
-    println!("cargo:rustc-env=KIBITZER_COMMIT={commit}");
+    println!("cargo:rustc-env=BUILD_GIT_COMMIT={commit}");
     let mut rng = Rng(0x6B69_6269_747A_6572); // "kibitzer"
     let mut table = Vec::new();
     let rook = find_magics(&ROOK_DIRS, &mut rng, &mut table);

@@ -220,7 +220,7 @@ impl Collector for StatusCollector {
             )?;
             let labels = [
                 ("version", env!("CARGO_PKG_VERSION")),
-                ("commit", env!("KIBITZER_COMMIT")),
+                ("commit", env!("BUILD_GIT_COMMIT")),
             ];
             ConstGauge::new(1.0).encode(m.encode_family(&labels)?)?;
         }
