@@ -122,9 +122,11 @@ pub enum BrainEvent {
         time: Duration,
         pv: Vec<Move>,
     },
-    /// Our move at `ply` (already made in the controller).
+    /// Our move at `ply` (already made in the controller) in the position with
+    /// this Zobrist `key` (a takeback can bring back the same ply in another one).
     Move {
         ply: usize,
+        key: u64,
         mv: Move,
         score: i32,
         depth: i32,
@@ -439,6 +441,7 @@ fn finished(st: &mut State) {
         return;
     }
     let ply = st.game.moves().len();
+    let key = st.game.board().key();
     let r = f.result;
     match st.game.engine_move(&r) {
         EngineAction::Move { mv, offer_draw, .. } => {
@@ -452,6 +455,7 @@ fn finished(st: &mut State) {
             let _ = st.etx.send(BrainEvent::Move {
                 book,
                 ply,
+                key,
                 mv,
                 score: r.score,
                 depth: r.depth,

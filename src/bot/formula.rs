@@ -93,6 +93,25 @@ pub struct Formula {
     pub humans: bool,
     pub computers: bool,
     pub max_rematches: u32,
+    /// Lower-case handles whose challenges alone are accepted (empty: anyone).
+    pub allow: Vec<String>,
+    /// Most rating points between the challenger and us (0: off).
+    pub max_rating_diff: i32,
+    /// Most games finished against one opponent in a day (0: no limit).
+    pub max_per_day: u32,
+    /// Initial times under this many seconds need an increment (0: off).
+    pub increment_below: u32,
+}
+
+/// What the account knows of the challenger beside the challenge.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Seen {
+    /// Games just played in a row against them.
+    pub in_a_row: u32,
+    /// Games finished against them today (UTC).
+    pub today: u32,
+    /// No game slot is free.
+    pub busy: bool,
 }
 
 impl Formula {
@@ -109,25 +128,36 @@ impl Formula {
             humans: o.bool("bot.humans"),
             computers: o.bool("bot.computers"),
             max_rematches: o.int("bot.max_rematches") as u32,
+            allow: o
+                .str("bot.allow")
+                .split(',')
+                .map(|n| n.trim().to_ascii_lowercase())
+                .filter(|n| !n.is_empty())
+                .collect(),
+            max_rating_diff: o.int("bot.max_rating_diff") as i32,
+            max_per_day: o.int("bot.max_games_per_day") as u32,
+            increment_below: o.int("bot.increment_below") as u32,
         }
     }
 
-    /// Decides on a challenge, whatever its server; `in_a_row`: games just
-    /// played in a row against this player; `busy`: no slot is free.
-    pub fn judge(
-        &self,
-        c: &Request,
-        noplay: &NoPlay,
-        in_a_row: u32,
-        busy: bool,
-    ) -> Result<(), Refusal> {
+    /// Decides on a challenge, whatever its server, with what the account knows
+    /// of the challenger (`seen`).
+    pub fn judge(&self, c: &Request, noplay: &NoPlay, seen: Seen) -> Result<(), Refusal> {
         if c.names.iter().any(|n| noplay.contains(n)) {
             return Err(Refusal::NoPlay);
         }
         if c.resume {
             return Ok(());
         }
-        if busy {
+        if !self.allow.is_empty()
+            && !c
+                .names
+                .iter()
+                .any(|n| self.allow.contains(&n.to_ascii_lowercase()))
+        {
+            return Err(Refusal::NotAllowed);
+        }
+        if seen.busy {
             return Err(Refusal::Busy);
         }
         if !self.accept {
@@ -159,9 +189,20 @@ impl Formula {
         if base == 0 && inc == 0 {
             return Err(Refusal::Untimed);
         }
+        if inc == 0 && base < self.increment_below {
+            return Err(Refusal::IncrementRequired(self.increment_below));
+        }
         let r = c.rating.unwrap_or(0);
         if r < self.rating.0 || r > self.rating.1 {
             return Err(Refusal::Rating(self.rating));
+        }
+        // Both ratings known (a guest or a new player has none: the range above
+        // decides for them).
+        if let (true, Some(theirs), Some(ours)) = (self.max_rating_diff > 0, c.rating, c.own_rating)
+        {
+            if (theirs - ours).abs() > self.max_rating_diff {
+                return Err(Refusal::RatingDiff(self.max_rating_diff));
+            }
         }
         if c.computer && !self.computers {
             return Err(Refusal::NoComputers);
@@ -169,8 +210,11 @@ impl Formula {
         if !c.computer && !self.humans {
             return Err(Refusal::ComputersOnly);
         }
-        if self.max_rematches > 0 && in_a_row >= self.max_rematches {
+        if self.max_rematches > 0 && seen.in_a_row >= self.max_rematches {
             return Err(Refusal::Rematches);
+        }
+        if self.max_per_day > 0 && seen.today >= self.max_per_day {
+            return Err(Refusal::DailyLimit(self.max_per_day));
         }
         Ok(())
     }
@@ -183,6 +227,8 @@ pub struct Request {
     /// noplay list.
     pub names: Vec<String>,
     pub rating: Option<i32>,
+    /// Our own rating in this kind of game, as the challenge shows it.
+    pub own_rating: Option<i32>,
     pub rated: bool,
     /// Standard chess (no variant).
     pub standard_chess: bool,
@@ -223,6 +269,14 @@ pub enum Refusal {
     NoComputers,
     ComputersOnly,
     Rematches,
+    /// Not on the allow list (`bot.allow`).
+    NotAllowed,
+    /// Rated further from us than this.
+    RatingDiff(i32),
+    /// This many games against them today already.
+    DailyLimit(u32),
+    /// Initial times under this many seconds need an increment.
+    IncrementRequired(u32),
 }
 
 impl Refusal {
@@ -249,6 +303,157 @@ impl Refusal {
             Refusal::Rematches => {
                 "we have played enough games in a row, let others have a turn".into()
             }
+            Refusal::NotAllowed => "I accept challenges from a list of players only".into(),
+            Refusal::RatingDiff(d) => format!("I play opponents within {d} points of my rating"),
+            Refusal::DailyLimit(n) => {
+                format!("we have played {n} games today, let us play again tomorrow")
+            }
+            Refusal::IncrementRequired(s) => {
+                format!("games under {} need an increment", secs_text(s))
+            }
         }
+    }
+}
+
+/// Seconds as a challenger reads them: `3 minutes`, `90 seconds`.
+fn secs_text(s: u32) -> String {
+    if s % 60 == 0 {
+        format!("{} minute{}", s / 60, if s == 60 { "" } else { "s" })
+    } else {
+        format!("{s} seconds")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn formula(set: &[(&str, &str)]) -> Formula {
+        let mut o = Options::new();
+        for (k, v) in set {
+            o.set(k, v).unwrap();
+        }
+        Formula::from_options(&o)
+    }
+
+    fn challenge(name: &str, rating: i32, own: i32, base: u32, inc: u32) -> Request {
+        Request {
+            names: vec![name.into()],
+            rating: Some(rating),
+            own_rating: Some(own),
+            rated: true,
+            standard_chess: true,
+            standard_start: true,
+            clock: Some((base, inc)),
+            computer: false,
+            resume: false,
+        }
+    }
+
+    #[test]
+    fn the_defaults_accept_an_ordinary_challenge() {
+        let f = formula(&[]);
+        let c = challenge("Alice", 1500, 2400, 180, 2);
+        assert_eq!(f.judge(&c, &NoPlay::default(), Seen::default()), Ok(()));
+    }
+
+    #[test]
+    fn allow_list() {
+        let f = formula(&[("bot.allow", " alice, Bob ")]);
+        let none = NoPlay::default();
+        let s = Seen::default();
+        assert_eq!(
+            f.judge(&challenge("ALICE", 1500, 1500, 180, 0), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            f.judge(&challenge("bob", 1500, 1500, 180, 0), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            f.judge(&challenge("carol", 1500, 1500, 180, 0), &none, s),
+            Err(Refusal::NotAllowed)
+        );
+        // Said without the list's names.
+        assert!(!Refusal::NotAllowed.text().contains("alice"));
+    }
+
+    #[test]
+    fn rating_difference_relative_to_ours() {
+        let f = formula(&[("bot.max_rating_diff", "300")]);
+        let none = NoPlay::default();
+        let s = Seen::default();
+        assert_eq!(
+            f.judge(&challenge("a", 2100, 2400, 180, 0), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            f.judge(&challenge("a", 2700, 2400, 180, 0), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            f.judge(&challenge("a", 2099, 2400, 180, 0), &none, s),
+            Err(Refusal::RatingDiff(300))
+        );
+        assert_eq!(
+            f.judge(&challenge("a", 2701, 2400, 180, 0), &none, s),
+            Err(Refusal::RatingDiff(300))
+        );
+        // A guest (no rating) or our rating unknown: the absolute range decides.
+        let mut g = challenge("guest", 0, 2400, 180, 0);
+        g.rating = None;
+        assert_eq!(f.judge(&g, &none, s), Ok(()));
+        let mut u = challenge("a", 1000, 0, 180, 0);
+        u.own_rating = None;
+        assert_eq!(f.judge(&u, &none, s), Ok(()));
+        // Off by default.
+        assert_eq!(
+            formula(&[]).judge(&challenge("a", 800, 2400, 180, 0), &none, s),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn games_per_opponent_per_day() {
+        let f = formula(&[("bot.max_games_per_day", "5"), ("bot.max_rematches", "0")]);
+        let none = NoPlay::default();
+        let c = challenge("a", 1500, 1500, 180, 0);
+        let seen = |today| Seen {
+            today,
+            ..Seen::default()
+        };
+        assert_eq!(f.judge(&c, &none, seen(4)), Ok(()));
+        assert_eq!(f.judge(&c, &none, seen(5)), Err(Refusal::DailyLimit(5)));
+        // An adjourned game of ours is resumed whatever the count.
+        let mut r = c.clone();
+        r.resume = true;
+        assert_eq!(f.judge(&r, &none, seen(9)), Ok(()));
+    }
+
+    #[test]
+    fn increment_required_below_a_time() {
+        let f = formula(&[("bot.increment_below", "180"), ("bot.min_time", "0")]);
+        let none = NoPlay::default();
+        let s = Seen::default();
+        assert_eq!(
+            f.judge(&challenge("a", 1500, 1500, 60, 0), &none, s),
+            Err(Refusal::IncrementRequired(180))
+        );
+        assert_eq!(
+            f.judge(&challenge("a", 1500, 1500, 60, 1), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            f.judge(&challenge("a", 1500, 1500, 180, 0), &none, s),
+            Ok(())
+        );
+        assert_eq!(
+            Refusal::IncrementRequired(180).text(),
+            "games under 3 minutes need an increment"
+        );
+        assert_eq!(
+            Refusal::IncrementRequired(90).text(),
+            "games under 90 seconds need an increment"
+        );
     }
 }

@@ -539,6 +539,19 @@ impl StatusTx {
             });
     }
 
+    /// Games with a result finished against `who` today (UTC), from the ledger.
+    pub fn games_today(&self, who: &str) -> u32 {
+        let today = super::history::today();
+        let s = self.0.borrow();
+        s.results
+            .rows
+            .iter()
+            .filter(|r| r.day == today)
+            .filter(|r| r.outcome != super::history::Outcome::Other)
+            .filter(|r| r.opponent.eq_ignore_ascii_case(who))
+            .count() as u32
+    }
+
     pub fn subscribe(&self) -> watch::Receiver<Status> {
         self.0.subscribe()
     }

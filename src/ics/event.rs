@@ -251,6 +251,8 @@ pub struct Challenge {
     /// `None` for `----`/`++++` (unrated or guest).
     pub challenger_rating: Option<i32>,
     pub receiver: String,
+    /// Our own rating as the challenge shows it (`None`: unrated, provisional marks kept).
+    pub receiver_rating: Option<i32>,
     /// The colour the challenger asked for, if any.
     pub challenger_color: Option<Color>,
     pub rated: bool,

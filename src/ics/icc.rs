@@ -663,6 +663,7 @@ impl IccState {
         };
         out.push(ServerEvent::Challenge(Challenge {
             challenger_rating: rating(d.text(1)),
+            receiver_rating: rating(d.text(5)),
             receiver,
             challenger_color: color,
             rated: d.text(10) == "1",

@@ -148,13 +148,14 @@ static FICS_PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p(
             "challenge",
-            format!(r"^Challenge: (?P<from>{NAME}) (?P<fr>\S+) (?:\[(?P<color>white|black)\] )?(?P<to>{NAME}) \S+ (?P<rated>rated|unrated) (?P<kind>.+?) (?P<min>\d+) (?P<inc>\d+)\.?(?: Loaded from (?P<loaded>.*))?$"),
+            format!(r"^Challenge: (?P<from>{NAME}) (?P<fr>\S+) (?:\[(?P<color>white|black)\] )?(?P<to>{NAME}) (?P<tr>\S+) (?P<rated>rated|unrated) (?P<kind>.+?) (?P<min>\d+) (?P<inc>\d+)\.?(?: Loaded from (?P<loaded>.*))?$"),
             |c, line| {
                 let (challenger, computer) = strip_title(&s(c, "from"));
                 Some(E::Challenge(Challenge {
                     challenger,
                     challenger_rating: rating_of(&s(c, "fr")),
                     receiver: handle(c, "to"),
+                    receiver_rating: rating_of(&s(c, "tr")),
                     challenger_color: match c.name("color").map(|m| m.as_str()) {
                         Some("white") => Some(Color::White),
                         Some("black") => Some(Color::Black),

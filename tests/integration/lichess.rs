@@ -872,6 +872,111 @@ async fn lichess_chat_commands_greeting_and_offers() {
     bot.stop().await;
 }
 
+/// Takebacks (`lichess.max_takebacks=2`): a request on our turn takes back one
+/// ply (the search's move is held back so it cannot cross our answer), one on
+/// the opponent's turn two; a third request is declined. The game goes on with
+/// legal moves only, and nothing of ours asks for a takeback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_takebacks_granted_up_to_the_limit() {
+    let cfg = FakeConfig {
+        opponent_delay: Duration::from_millis(1500),
+        opponent_resigns_after: Some(12),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(cfg, "lichess-takeback", &["lichess.max_takebacks=2"]).await;
+    let fake = bot.fake.clone();
+    fake.challenge(ChallengeSpec::standard("tb", 600, 0, Color::White));
+    let state = |s: &crate::lichess_fake_server::Stats, g: &[crate::lichess_fake_server::Game]| {
+        format!(
+            "{} {} {:?} illegal {}",
+            g[0].status,
+            g[0].moves.len(),
+            g[0].answers,
+            s.illegal
+        )
+    };
+    // The opponent's turn (our move made): two plies go.
+    assert!(
+        fake.wait_for(Duration::from_secs(30), |_, g| g.first().is_some_and(|g| g
+            .moves
+            .len()
+            >= 3
+            && g.moves.len() % 2 == 1))
+            .await
+    );
+    let before = fake.with(|_, g| g[0].moves.len());
+    fake.offer("tb", "takeback");
+    assert!(
+        fake.wait_for(Duration::from_secs(10), |_, g| g[0]
+            .answers
+            .iter()
+            .any(|a| a == "takeback/yes"))
+            .await,
+        "the first takeback is granted: {}",
+        fake.with(state)
+    );
+    let after = fake.with(|_, g| g[0].takebacks);
+    assert_eq!(after, 1, "{}", fake.with(state));
+    // Our turn (the opponent just moved): one ply goes.
+    assert!(
+        fake.wait_for(Duration::from_secs(30), |_, g| g[0].moves.len()
+            >= before + 2
+            && g[0].moves.len() % 2 == 0)
+            .await,
+        "{}",
+        fake.with(state)
+    );
+    let before = fake.with(|_, g| g[0].moves.len());
+    fake.offer("tb", "takeback");
+    assert!(
+        fake.wait_for(Duration::from_secs(10), |_, g| g[0].takebacks == 2)
+            .await,
+        "the second takeback is granted: {}",
+        fake.with(state)
+    );
+    fake.with(|_, g| assert_eq!(g[0].took_back, [2, 1], "double, then single"));
+    // A third: declined, politely.
+    assert!(
+        fake.wait_for(Duration::from_secs(30), |_, g| g[0].moves.len() > before)
+            .await
+    );
+    fake.offer("tb", "takeback");
+    assert!(
+        fake.wait_for(Duration::from_secs(10), |_, g| g[0]
+            .answers
+            .iter()
+            .any(|a| a == "takeback/no"))
+            .await,
+        "the third is declined: {}",
+        fake.with(state)
+    );
+    let r = bot.game_ended(Duration::from_secs(180)).await;
+    assert_eq!(r.result, "1-0", "the opponent resigns in the end: {r:?}");
+    fake.with(|s, g| {
+        assert_eq!(s.illegal, 0, "no illegal move: {}", state(s, g));
+        assert!(
+            !g[0].answers.iter().any(|a| a == "takeback/propose"),
+            "no takeback asked by us: {:?}",
+            g[0].answers
+        );
+        assert_eq!(g[0].takebacks, 2);
+        assert!(
+            s.chats.iter().any(|c| c.1.contains("no+more+takebacks")),
+            "{:?}",
+            s.chats
+        );
+    });
+    // The record holds the moves as played in the end.
+    let pgn = std::fs::read_to_string(bot.dir.join("games.pgn")).unwrap_or_default();
+    let n = fake.with(|_, g| g[0].moves.len());
+    assert!(pgn.contains("1-0"), "{pgn}");
+    assert!(
+        pgn.contains(&format!("{}.", n.div_ceil(2))),
+        "the record has all {n} plies: {pgn}"
+    );
+    bot.stop().await;
+}
+
 /// A game in progress when the daemon starts is picked up from
 /// `/api/account/playing` and played to its end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

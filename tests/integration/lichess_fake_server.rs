@@ -180,6 +180,10 @@ pub struct Game {
     /// The opponent's offers standing.
     pub opp_draw: bool,
     pub opp_takeback: bool,
+    /// Takebacks granted (each changes the scripted opponent's next choice).
+    pub takebacks: usize,
+    /// Plies each takeback removed.
+    pub took_back: Vec<usize>,
     /// Answers the bot gave: `draw/no`, `takeback/no`...
     pub answers: Vec<String>,
     /// The opponent left at this instant.
@@ -374,6 +378,22 @@ impl Game {
             // Lichess ends these at once; threefold and fifty moves wait for a claim.
             self.status = "draw".into();
         }
+    }
+
+    /// Takes back the last `plies` moves (the clocks stay as they are, as on Lichess).
+    fn take_back(&mut self, plies: usize) {
+        let keep = self.moves.len().saturating_sub(plies);
+        self.moves.truncate(keep);
+        let mut b = Board::startpos();
+        for &m in &self.moves {
+            b.make_move(m);
+        }
+        self.board = b;
+        self.opp_takeback = false;
+        self.opp_draw = false;
+        self.takebacks += 1;
+        self.took_back.push(plies);
+        self.turn_started = Instant::now();
     }
 
     fn end(&mut self, status: &str, winner: Option<Color>) {
@@ -763,6 +783,27 @@ impl FakeLichess {
                         } else if *action == "takeback" && !yes {
                             game.opp_takeback = false;
                             game.broadcast();
+                        } else if *action == "takeback" && game.opp_takeback {
+                            // Lichess's rule: the moves since the proposer's last move
+                            // go: one ply when it is our turn, two when theirs.
+                            let plies = if game.board.side_to_move() == game.bot_color {
+                                1
+                            } else {
+                                2
+                            };
+                            game.take_back(plies);
+                            game.broadcast();
+                            let gid = game.id.clone();
+                            let their_turn = game.board.side_to_move() != game.bot_color;
+                            drop(g);
+                            if their_turn {
+                                self.opponent_moves_later(gid);
+                            }
+                            return ok();
+                        } else if *action == "takeback" {
+                            // No request standing: on Lichess this asks for a takeback
+                            // of our own.
+                            game.answers.push("takeback/propose".into());
                         }
                     }
                     "claim-victory" => {
@@ -857,6 +898,8 @@ impl FakeLichess {
             inc_of,
             opp_draw: false,
             opp_takeback: false,
+            takebacks: 0,
+            took_back: Vec::new(),
             answers: Vec::new(),
             gone_since: None,
             claims: 0,
@@ -944,7 +987,9 @@ impl FakeLichess {
                 .iter()
                 .copied()
                 .find(|&m| game.board.piece_at(m.to()).is_some());
-            let m = capture.unwrap_or(moves[(game.moves.len() * 7 + 3) % moves.len()]);
+            let m = capture
+                .filter(|_| game.takebacks == 0)
+                .unwrap_or(moves[(game.moves.len() * 7 + 3 + game.takebacks * 5) % moves.len()]);
             game.play(m);
             game.opponent_moves += 1;
             game.broadcast();

@@ -8,7 +8,7 @@
 
 use super::adapter::IcsGame;
 use super::*;
-use crate::bot::formula::{Refusal, Request};
+use crate::bot::formula::{Refusal, Request, Seen};
 use crate::bot::play::port::{GameCommand, GameInput};
 use crate::bot::status::LiveGame;
 use crate::ics::{Incoming, ServerCommand, ServerProfile};
@@ -33,6 +33,7 @@ fn request(c: &Challenge) -> Request {
     Request {
         names: vec![c.challenger.clone()],
         rating: c.challenger_rating,
+        own_rating: c.receiver_rating,
         rated: c.rated,
         standard_chess: matches!(
             c.kind.as_str(),
@@ -556,9 +557,12 @@ impl Account {
         } else if self.ctx.frame.engines.down().is_some() {
             Err(Refusal::EngineDown)
         } else {
-            self.st
-                .formula
-                .judge(&request(&c), &self.st.noplay, in_a_row, busy)
+            let seen = Seen {
+                in_a_row,
+                today: self.ctx.frame.status.games_today(&c.challenger),
+                busy,
+            };
+            self.st.formula.judge(&request(&c), &self.st.noplay, seen)
         };
         let verdict = match judged {
             Ok(()) => Verdict::Accept,

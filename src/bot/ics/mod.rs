@@ -337,6 +337,7 @@ impl Account {
             computer,
             status: self.status().clone(),
             engines: self.ctx.frame.engines.clone(),
+            max_takebacks: 0,
         }
     }
 

@@ -282,6 +282,7 @@ pub async fn play(
         computer,
         status: frame.status.clone(),
         engines: frame.engines.clone(),
+        max_takebacks: sh.opts.int("lichess.max_takebacks") as u32,
     };
     info!(game = %id, number, %white, %black, berserked, "Lichess game started");
     let mut live = crate::bot::status::LiveGame::of(&setup);

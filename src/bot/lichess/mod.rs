@@ -14,7 +14,7 @@ pub mod chat;
 pub mod matchmaking;
 
 use super::archive::{self, Archive};
-use super::formula::{Formula, NoPlay, Refusal, Request};
+use super::formula::{Formula, NoPlay, Refusal, Request, Seen};
 use super::life::{Opponents, Slots};
 use super::lists::Lists;
 use super::status::{AccountStatus, StatusTx};
@@ -57,6 +57,7 @@ pub fn request(c: &Challenge) -> Option<Request> {
     Some(Request {
         names: vec![who.id.clone(), who.name.clone()],
         rating: who.rating,
+        own_rating: c.dest_user.as_ref().and_then(|u| u.rating),
         rated: c.rated,
         standard_chess: c.variant.key == "standard",
         standard_start: c.initial_fen.as_deref().is_none_or(|p| p == "startpos"),
@@ -69,15 +70,20 @@ pub fn request(c: &Challenge) -> Option<Request> {
 /// Lichess's decline reason for a refusal.
 pub fn reason(r: Refusal) -> DeclineReason {
     match r {
-        Refusal::NoPlay | Refusal::Rating(_) => DeclineReason::Generic,
+        Refusal::NoPlay | Refusal::Rating(_) | Refusal::RatingDiff(_) | Refusal::NotAllowed => {
+            DeclineReason::Generic
+        }
         Refusal::Busy
+        | Refusal::DailyLimit(_)
         | Refusal::NotAccepting
         | Refusal::ShuttingDown
         | Refusal::EngineDown
         | Refusal::Rematches => DeclineReason::Later,
         Refusal::Variant => DeclineReason::Variant,
         Refusal::SetUpPosition => DeclineReason::Standard,
-        Refusal::Untimed | Refusal::Increment(_) => DeclineReason::TimeControl,
+        Refusal::Untimed | Refusal::Increment(_) | Refusal::IncrementRequired(_) => {
+            DeclineReason::TimeControl
+        }
         Refusal::RatedOnly => DeclineReason::Rated,
         Refusal::UnratedOnly => DeclineReason::Casual,
         Refusal::TooFast(_) => DeclineReason::TooFast,
@@ -652,10 +658,14 @@ impl Runner {
             None => Err(DeclineReason::Generic),
             Some(_) if self.draining => Err(reason(Refusal::ShuttingDown)),
             Some(_) if self.ctx.frame.engines.down().is_some() => Err(reason(Refusal::EngineDown)),
-            Some(q) => self
-                .formula
-                .judge(&q, &self.noplay, in_a_row, busy)
-                .map_err(reason),
+            Some(q) => {
+                let seen = Seen {
+                    in_a_row,
+                    today: self.sh.status.games_today(&who.id),
+                    busy,
+                };
+                self.formula.judge(&q, &self.noplay, seen).map_err(reason)
+            }
         };
         let said = match &verdict {
             Ok(()) => "accepted".to_string(),

@@ -127,6 +127,7 @@ impl Task {
             }
             BrainEvent::Move {
                 ply,
+                key,
                 mv,
                 score,
                 depth,
@@ -141,7 +142,8 @@ impl Task {
                 let Some(t) = self.thinking.as_ref() else {
                     return;
                 };
-                if t.ply != ply || ply != self.ply() || !self.our_turn() {
+                if t.ply != ply || ply != self.ply() || !self.our_turn() || key != self.board.key()
+                {
                     debug!(game = self.s.game, ply, "stale engine move ignored");
                     return;
                 }

@@ -67,6 +67,8 @@ pub struct GameSetup {
     pub status: super::status::StatusTx,
     /// Where an external engine reports its health (the daemon's board).
     pub engines: crate::external::HealthBoard,
+    /// Takebacks the opponent may have in this game (0: none).
+    pub max_takebacks: u32,
 }
 
 /// Figures a game leaves behind for the measurements.
@@ -182,9 +184,15 @@ struct Task {
     /// Against an opponent who never makes a first move: the step taken and when
     /// the next is due (abort asked -> adjourn asked -> left -> resigned).
     stall: Option<(Stall, Instant)>,
+    /// A takeback accepted on our turn: no move of ours until the server's
+    /// shorter move list comes, or until this instant (it may never come: the
+    /// opponent can withdraw the request before our answer reaches the server).
+    takeback_hold: Option<Instant>,
     /// We left the game because the opponent never moved.
     left: bool,
     abort_sent: bool,
+    /// Takebacks granted in this game.
+    takebacks: u32,
     draining: bool,
     log: Vec<String>,
     stats: GameStats,
@@ -307,6 +315,9 @@ impl Task {
         if !self.our_turn() || !self.board.has_legal_move() {
             return;
         }
+        if self.takeback_hold.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
         if self.pending.as_ref().is_some_and(|p| p.ply == self.ply()) {
             return;
         }
@@ -360,6 +371,9 @@ impl Task {
     }
 
     fn on_position(&mut self, p: Box<Position>, at: Instant) {
+        if p.moves != self.moves {
+            self.takeback_hold = None;
+        }
         if self.last.is_none() {
             self.adopt_time_control(&p);
         }
@@ -620,11 +634,22 @@ impl Task {
         if let Some((_, f)) = self.stall {
             t = t.min(f);
         }
+        if let Some(h) = self.takeback_hold {
+            t = t.min(h);
+        }
         t
     }
 
     fn on_timer(&mut self) {
         let now = Instant::now();
+        if self.takeback_hold.is_some_and(|h| now >= h) {
+            warn!(
+                game = self.s.game,
+                "the takeback we accepted did not come: playing on"
+            );
+            self.takeback_hold = None;
+            self.maybe_think(self.last_at);
+        }
         if self.thinking.as_ref().is_some_and(|t| now >= t.deadline) {
             self.on_deadline();
         }
@@ -743,13 +768,53 @@ impl Task {
                     }
                 }
             }
+            GameEvent::Offer(Offer::Takeback)
+                if self.takebacks < self.s.max_takebacks && self.pending.is_some() =>
+            {
+                // Our move is on its way: the request was for the position before
+                // it, and the server drops it when our move arrives. An answer now
+                // could reach the server after that, where it would be a takeback
+                // request of our own.
+                debug!(
+                    game = self.s.game,
+                    "takeback request while our move is on its way: left unanswered"
+                );
+            }
+            GameEvent::Offer(Offer::Takeback) if self.takebacks < self.s.max_takebacks => {
+                self.takebacks += 1;
+                if self.our_turn() {
+                    // The search's move must not cross our answer on the way.
+                    self.thinking = None;
+                    if let Some(b) = &self.brain {
+                        b.send(BrainCmd::Stop);
+                    }
+                    // At most 2 s, and a tenth of our time.
+                    let left = self.left_now_ms(self.s.our_color).max(0) as u64;
+                    let hold = Duration::from_millis((left / 10).min(2000));
+                    self.takeback_hold = Some(Instant::now() + hold);
+                }
+                info!(
+                    game = self.s.game,
+                    n = self.takebacks,
+                    max = self.s.max_takebacks,
+                    "accepting the takeback request"
+                );
+                self.log.push(format!(
+                    "takeback {} of {} accepted",
+                    self.takebacks, self.s.max_takebacks
+                ));
+                // The search goes on until the server's shorter move list comes.
+                self.send(GameCommand::Answer(Offer::Takeback, true));
+            }
             GameEvent::Offer(Offer::Takeback) => {
                 self.send(GameCommand::Answer(Offer::Takeback, false));
                 if self.polite {
-                    self.send(GameCommand::Say(
-                        Channel::Opponent,
-                        "Sorry, no takebacks.".into(),
-                    ));
+                    let text = if self.s.max_takebacks > 0 {
+                        "Sorry, no more takebacks in this game."
+                    } else {
+                        "Sorry, no takebacks."
+                    };
+                    self.send(GameCommand::Say(Channel::Opponent, text.into()));
                 }
             }
             GameEvent::FlagRefused => {
@@ -802,8 +867,10 @@ pub async fn run(
         flags_sent: 0,
         first_move_deadline: None,
         stall: None,
+        takeback_hold: None,
         left: false,
         abort_sent: false,
+        takebacks: 0,
         draining: false,
         log: Vec::new(),
         stats: GameStats::default(),
