@@ -374,3 +374,66 @@ pub fn book_note(note: &str) -> Option<String> {
     let (list, _) = rest.split_once('}')?;
     Some(list.to_string())
 }
+
+/// The engine's name for greetings: the external engine's program file name
+/// (`engine.command`), else our own name and version.
+pub fn engine_name(opts: &crate::options::Options) -> String {
+    let cmd = opts.str("engine.command").trim();
+    match std::path::Path::new(cmd).file_name() {
+        Some(f) if !cmd.is_empty() => f.to_string_lossy().into_owned(),
+        _ => format!("kibitzer {}", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+/// A greeting or farewell with `{me}`, `{opponent}` and `{engine}` filled in (in
+/// one pass: a name is never read as a placeholder); any other `{...}` stays.
+pub fn fill(text: &str, me: &str, opponent: &str, engine: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let hit = [("{me}", me), ("{opponent}", opponent), ("{engine}", engine)]
+            .into_iter()
+            .find(|(k, _)| tail.starts_with(k));
+        match hit {
+            Some((k, v)) => {
+                out.push_str(v);
+                rest = &tail[k.len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod greeting_tests {
+    use super::*;
+
+    #[test]
+    fn greetings_fill_their_placeholders_once() {
+        assert_eq!(
+            fill(
+                "Hi {opponent}, I am {me} ({engine}). {x} {",
+                "Kib",
+                "Bob",
+                "kibitzer 0.1.0"
+            ),
+            "Hi Bob, I am Kib (kibitzer 0.1.0). {x} {"
+        );
+        assert_eq!(
+            fill("{me}", "{opponent}", "Bob", "e"),
+            "{opponent}",
+            "one pass"
+        );
+        let mut o = crate::options::Options::new();
+        assert!(engine_name(&o).starts_with("kibitzer "));
+        o.set("engine.command", "/usr/games/stockfish").unwrap();
+        assert_eq!(engine_name(&o), "stockfish");
+    }
+}

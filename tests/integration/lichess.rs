@@ -737,8 +737,10 @@ async fn lichess_chat_commands_greeting_and_offers() {
         cfg,
         "lichess-chat",
         &[
-            "talk.greeting=Hello, good luck!",
+            "talk.greeting=Hello {opponent}, good luck!",
             "talk.farewell=Thank you for the game.",
+            "talk.greeting_spectators=Welcome: {me} against {opponent}, played by {engine}.",
+            "talk.farewell_spectators=Thanks for watching {me}.",
             "kibitz=0",
             "whisper=0",
         ],
@@ -788,7 +790,7 @@ async fn lichess_chat_commands_greeting_and_offers() {
         let st = bot.status.borrow().clone();
         let g = st.games.iter().find(|g| g.site == "lichess").unwrap();
         assert!(
-            g.talk.iter().any(|t| t == "Hello, good luck!"),
+            g.talk.iter().any(|t| t == "Hello Opponent, good luck!"),
             "{:?}",
             g.talk
         );
@@ -852,7 +854,24 @@ async fn lichess_chat_commands_greeting_and_offers() {
                 .count()
         };
         eprintln!("chat: {:?}", s.chats);
-        assert_eq!(said("player", "Hello%2C+good+luck"), 1, "the greeting");
+        assert_eq!(
+            said("player", "Hello+Opponent%2C+good+luck"),
+            1,
+            "the greeting"
+        );
+        assert_eq!(
+            said(
+                "spectator",
+                "Welcome%3A+KibBot+against+Opponent%2C+played+by+kibitzer+"
+            ),
+            1,
+            "the spectators' greeting"
+        );
+        assert_eq!(
+            said("spectator", "Thanks+for+watching+KibBot."),
+            1,
+            "the spectators' farewell"
+        );
         assert_eq!(said("player", "Thank+you+for+the+game"), 1, "the farewell");
         assert_eq!(said("player", "Commands%3A"), 1, "!help answered");
         assert_eq!(said("spectator", "Evaluation+"), 1, "!eval to spectators");
@@ -867,7 +886,83 @@ async fn lichess_chat_commands_greeting_and_offers() {
             "five !name in a burst: one answer"
         );
         assert_eq!(said("player", "no+takebacks"), 1, "the takeback refused");
-        assert_eq!(s.chats.len(), 7, "nothing else: {:?}", s.chats);
+        assert_eq!(s.chats.len(), 9, "nothing else: {:?}", s.chats);
+    });
+    bot.stop().await;
+}
+
+/// The challenge filters through the Lichess account: the allow list, the rating
+/// difference from our own rating (the challenge's `destUser`), the increment
+/// required below a time, and the games per opponent per day (from the ledger:
+/// after one finished game the same opponent is declined `later`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lichess_challenge_filters() {
+    let cfg = FakeConfig {
+        opponent_resigns_after: Some(2),
+        ..FakeConfig::default()
+    };
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-filters",
+        &[
+            "bot.allow=Opponent, Friend",
+            "bot.max_rating_diff=300",
+            "bot.increment_below=180",
+            "bot.max_games_per_day=1",
+            "bot.min_time=0",
+        ],
+    )
+    .await;
+    let fake = bot.fake.clone();
+    let from = |id: &str, who: &str, rating: i32, base: u32, inc: u32| ChallengeSpec {
+        challenger: who.into(),
+        challenger_rating: rating,
+        ..ChallengeSpec::standard(id, base, inc, Color::White)
+    };
+    let cases = [
+        (from("c1", "Stranger", 1900, 180, 0), "generic"),
+        (from("c2", "Friend", 1500, 180, 0), "generic"),
+        (from("c3", "Friend", 1800, 60, 0), "timeControl"),
+    ];
+    for (c, _) in &cases {
+        fake.challenge(c.clone());
+    }
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s.declined.len() == 3)
+            .await
+    );
+    // Inside every filter: played (the fake's games are all against "Opponent").
+    fake.challenge(from("ok1", "Opponent", 1800, 60, 1));
+    let r = bot.game_ended(Duration::from_secs(120)).await;
+    assert_eq!(r.result, "1-0", "{r:?}");
+    // The same opponent again today: declined for the day.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Another player just after: accepted (so the slot was free, and `later`
+    // above was the day's limit, not a busy slot).
+    fake.challenge(from("again", "Opponent", 1800, 60, 1));
+    fake.challenge(from("ok2", "Friend", 1800, 60, 1));
+    assert!(
+        fake.wait_for(Duration::from_secs(20), |s, _| s.declined.len() == 4
+            && s.accepted.len() == 2)
+            .await
+    );
+    fake.with(|s, _| {
+        for (c, want) in &cases {
+            let got = s
+                .declined
+                .iter()
+                .find(|d| d.0 == c.id)
+                .map(|d| d.1.as_str());
+            assert_eq!(got, Some(*want), "challenge {}", c.id);
+        }
+        assert_eq!(
+            s.declined
+                .iter()
+                .find(|d| d.0 == "again")
+                .map(|d| d.1.as_str()),
+            Some("later")
+        );
+        assert_eq!(s.accepted, ["ok1", "ok2"]);
     });
     bot.stop().await;
 }

@@ -127,6 +127,9 @@ pub struct ChallengeSpec {
     pub limit_s: u32,
     pub increment_s: u32,
     pub challenger_title: Option<String>,
+    /// The challenger's name and rating (the bot is rated 2000).
+    pub challenger: String,
+    pub challenger_rating: i32,
     /// The colour the bot gets.
     pub bot_color: Color,
 }
@@ -140,6 +143,8 @@ impl ChallengeSpec {
             limit_s,
             increment_s,
             challenger_title: None,
+            challenger: "Opponent".into(),
+            challenger_rating: 1500,
             bot_color,
         }
     }
@@ -1012,7 +1017,7 @@ fn challenge_json(c: &ChallengeSpec) -> String {
             "id": c.id,
             "url": format!("https://lichess.org/{}", c.id),
             "status": "created",
-            "challenger": {"id": "opponent", "name": "Opponent", "rating": 1500, "title": c.challenger_title, "online": true},
+            "challenger": {"id": c.challenger.to_ascii_lowercase(), "name": c.challenger, "rating": c.challenger_rating, "title": c.challenger_title, "online": true},
             "destUser": {"id": "kibbot", "name": "KibBot", "rating": 2000, "title": "BOT"},
             "variant": {"key": c.variant, "name": c.variant, "short": "X"},
             "rated": c.rated,

@@ -720,6 +720,27 @@ impl Task {
         self.stall = Some((next, now + self.stall_step()));
     }
 
+    /// Says the texts of options `to_opponent` and `to_spectators` (empty:
+    /// nothing), with `{me}`, `{opponent}` and `{engine}` filled in.
+    fn greet(&mut self, to_opponent: &str, to_spectators: &str) {
+        let me = match self.s.our_color {
+            Color::White => self.s.white.clone(),
+            Color::Black => self.s.black.clone(),
+        };
+        let engine = crate::bot::talk::engine_name(&self.s.opts);
+        for (key, channel) in [
+            (to_opponent, Channel::Opponent),
+            (to_spectators, Channel::Whisper),
+        ] {
+            let text =
+                crate::bot::talk::fill(self.s.opts.str(key).trim(), &me, &self.s.opponent, &engine);
+            if !text.is_empty() {
+                self.s.status.game(self.s.game, |g| g.said(&text));
+                self.send(GameCommand::Say(channel, text));
+            }
+        }
+    }
+
     fn on_event(&mut self, ev: GameEvent, at: Instant) -> Option<End> {
         match ev {
             GameEvent::Position(p) => self.on_position(p, at),
@@ -904,10 +925,8 @@ pub async fn run(
         }
     }
     info!(game = t.s.game, account = %t.s.account, white = %t.s.white, black = %t.s.black, class = ?t.s.class, "game started");
-    let greeting = opts.str("talk.greeting").trim().to_string();
-    if !greeting.is_empty() && !t.s.continuing && !t.tournament {
-        t.s.status.game(t.s.game, |g| g.said(&greeting));
-        t.send(GameCommand::Say(Channel::Opponent, greeting));
+    if !t.s.continuing && !t.tournament {
+        t.greet("talk.greeting", "talk.greeting_spectators");
     }
     if t.s.fresh {
         // A new game: a record still in progress for these players is of a game the
@@ -964,10 +983,8 @@ pub async fn run(
         }
     }
     if end.is_some() {
-        let farewell = t.s.opts.str("talk.farewell").trim().to_string();
-        if !farewell.is_empty() && !t.tournament {
-            t.s.status.game(t.s.game, |g| g.said(&farewell));
-            t.send(GameCommand::Say(Channel::Opponent, farewell));
+        if !t.tournament {
+            t.greet("talk.farewell", "talk.farewell_spectators");
         }
     }
     if let Some(r) = t.recorder.take() {
