@@ -982,10 +982,8 @@ pub async fn run(
             });
         }
     }
-    if end.is_some() {
-        if !t.tournament {
-            t.greet("talk.farewell", "talk.farewell_spectators");
-        }
+    if end.is_some() && !t.tournament {
+        t.greet("talk.farewell", "talk.farewell_spectators");
     }
     if let Some(r) = t.recorder.take() {
         r.finish().await;
