@@ -1331,6 +1331,15 @@ pub static TABLE: &[Spec] = &[
         uci_name: None,
     },
     Spec {
+        name: "lichess.queue",
+        aliases: &[],
+        kind: Kind::Int { min: 0, max: 50 },
+        default: "3",
+        help: "challenges held while every game slot is busy, accepted in turn as slots free (0: declined `later` at once)",
+        fronts: front::LOCAL,
+        uci_name: None,
+    },
+    Spec {
         name: "lichess.max_takebacks",
         aliases: &[],
         kind: Kind::Int { min: 0, max: 100 },

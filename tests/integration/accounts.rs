@@ -140,7 +140,12 @@ async fn lichess_concurrency_holds_while_an_accept_is_in_flight() {
         opponent_resigns_after: Some(3),
         ..FakeConfig::default()
     };
-    let mut bot = Bot::start(cfg, "lichess-concurrency", &["lichess.concurrency=1"]).await;
+    let mut bot = Bot::start(
+        cfg,
+        "lichess-concurrency",
+        &["lichess.concurrency=1", "lichess.queue=0"],
+    )
+    .await;
     for i in 0..5 {
         bot.fake.challenge(ChallengeSpec::standard(
             &format!("q{i}"),

@@ -941,6 +941,21 @@ impl FakeLichess {
         }
     }
 
+    /// The challenger withdraws challenge `id` (`challengeCanceled`).
+    pub fn withdraw(&self, id: &str) {
+        let mut g = self.inner.lock().unwrap();
+        g.challenges.retain(|c| c.id != id);
+        let line = serde_json::json!({"type": "challengeCanceled", "challenge": {"id": id, "status": "canceled"}}).to_string() + "\n";
+        g.events.retain(|s| s.send(line.clone()).is_ok());
+    }
+
+    /// An opponent that did not move (`opponent_never_moves`) makes its moves
+    /// from now on.
+    pub fn opponent_starts(&self, gid: &str) {
+        self.inner.lock().unwrap().cfg.opponent_never_moves = false;
+        self.opponent_moves_later(gid.to_string());
+    }
+
     /// The opponent offers a draw (`draw`) or asks for a takeback.
     pub fn offer(&self, gid: &str, what: &str) {
         let mut g = self.inner.lock().unwrap();

@@ -320,7 +320,8 @@ pub async fn play(
                     Ok(LiEvent::Full(g)) => on_state(&mut view, g.state, &tx, &id, &news),
                     Ok(LiEvent::State(s)) => on_state(&mut view, s, &tx, &id, &news),
                     Ok(LiEvent::Chat { room, username, text }) => {
-                        on_chat(&sh, &id, number, &room, &username, &text, kibitz, &mut chat);
+                        let line = ChatLine { room: &room, username: &username, text: &text };
+                        on_chat(&sh, &id, number, line, &view, &tx, kibitz, &mut chat);
                     }
                     Ok(LiEvent::OpponentGone { gone, claim_win_in_seconds }) => {
                         info!(game = %id, gone, ?claim_win_in_seconds, "opponent gone");
@@ -426,6 +427,13 @@ async fn next(s: &mut Option<Ndjson>) -> Option<Result<String, crate::lichess::H
     }
 }
 
+/// A chat line as it came (not yet cleaned).
+struct ChatLine<'a> {
+    room: &'a str,
+    username: &'a str,
+    text: &'a str,
+}
+
 /// A chat line: logged only cleaned; a command answered in its room, politely and
 /// not too often.
 #[allow(clippy::too_many_arguments)]
@@ -433,14 +441,15 @@ fn on_chat(
     sh: &Arc<Shared>,
     id: &str,
     number: u32,
-    room: &str,
-    username: &str,
-    text: &str,
+    l: ChatLine,
+    view: &View,
+    tx: &mpsc::UnboundedSender<GameInput>,
     kibitz: bool,
     limiter: &mut chat::Limiter,
 ) {
+    let (room, text) = (l.room, l.text);
     let line = chat::sanitize(text);
-    let who = chat::sanitize(username);
+    let who = chat::sanitize(l.username);
     info!(game = %id, room = %chat::sanitize(room), user = %who, "chat: {line}");
     if who.eq_ignore_ascii_case(&sh.account.username) || who.eq_ignore_ascii_case("lichess") {
         return;
@@ -465,7 +474,22 @@ fn on_chat(
         .iter()
         .find(|g| g.game == number)
         .and_then(|g| g.search.clone());
-    let answer = chat::answer(cmd, room, search.as_ref(), kibitz);
+    // Their first move is ply 0 when they have White, else ply 1.
+    let first = (view.our_color == Color::White) as usize;
+    let before_their_first_move = !view.ended && view.moves.len() <= first;
+    if cmd == chat::Command::Wait && room == Room::Player && before_their_first_move {
+        info!(game = %id, "the opponent asks for time before their first move");
+        let _ = tx.send(GameInput::WaitForFirstMove(chat::WAIT));
+    }
+    let queue = sh.queue.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let cx = chat::Context {
+        search: search.as_ref(),
+        kibitz,
+        before_their_first_move,
+        queue_on: sh.opts.int("lichess.queue") > 0,
+        queue: &queue,
+    };
+    let answer = chat::answer(cmd, room, cx);
     // What the bot says shows on the page, as in an ICS game.
     sh.status.game(number, |g| g.said(&answer));
     let api = sh.api.clone();

@@ -1,7 +1,9 @@
 //! The game chat of a Lichess game: the lines that come in are never trusted
 //! (cut to Lichess's 140 characters, control and formatting characters removed,
 //! logged only in that form), and a few commands from the opponent or the
-//! spectators are answered, politely and rate-limited: `!help`, `!eval`, `!name`.
+//! spectators are answered, politely and rate-limited: `!help`, `!eval`, `!name`,
+//! `!wait` (the opponent asks for a minute more before we abort a game they have
+//! not started) and `!queue` (the challengers waiting for a free slot).
 //! The evaluation goes to the spectators; the opponent gets it only when the bot
 //! already kibitzes its thoughts to them (the `kibitz` level).
 
@@ -55,6 +57,8 @@ pub enum Command {
     Help,
     Eval,
     Name,
+    Wait,
+    Queue,
     /// A word after `!` that is not a command.
     Unknown,
 }
@@ -69,6 +73,8 @@ pub fn command(line: &str) -> Option<Command> {
         "help" | "commands" => Command::Help,
         "eval" | "evaluation" => Command::Eval,
         "name" | "engine" => Command::Name,
+        "wait" => Command::Wait,
+        "queue" => Command::Queue,
         _ => Command::Unknown,
     })
 }
@@ -101,11 +107,39 @@ impl Limiter {
     }
 }
 
-/// The answer to `cmd` asked in `room`; `search` is our latest search in this
-/// game, `kibitz` whether the opponent already hears our thoughts.
-pub fn answer(cmd: Command, room: Room, search: Option<&Search>, kibitz: bool) -> String {
+/// How long `!wait` holds off our abort.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+/// What an answer may tell.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context<'a> {
+    /// Our latest search in this game.
+    pub search: Option<&'a Search>,
+    /// The opponent already hears our thoughts (the `kibitz` level).
+    pub kibitz: bool,
+    /// The opponent has not made a first move (we would abort the game).
+    pub before_their_first_move: bool,
+    /// Challenges are queued (`lichess.queue` above 0), and who waits.
+    pub queue_on: bool,
+    pub queue: &'a [String],
+}
+
+/// The answer to `cmd` asked in `room`.
+pub fn answer(cmd: Command, room: Room, cx: Context) -> String {
+    let (search, kibitz) = (cx.search, cx.kibitz);
     let text = match cmd {
-        Command::Help => "Commands: !eval (my evaluation), !name (who I am), !help.".to_string(),
+        Command::Help => "Commands: !eval (my evaluation), !name (who I am), !wait (a minute more for your first move), !queue (challengers waiting), !help.".to_string(),
+        Command::Wait if room != Room::Player => "Only my opponent can ask me to wait.".to_string(),
+        Command::Wait if cx.before_their_first_move => format!(
+            "I will wait {} seconds more for your first move.",
+            WAIT.as_secs()
+        ),
+        Command::Wait => "The game is under way: nothing to wait for.".to_string(),
+        Command::Queue if !cx.queue_on => {
+            "I do not keep a queue: challenge me when this game is over.".to_string()
+        }
+        Command::Queue if cx.queue.is_empty() => "Nobody is waiting to play me.".to_string(),
+        Command::Queue => format!("Waiting to play me: {}.", cx.queue.join(", ")),
         Command::Name => format!(
             "I am kibitzer {}, a chess engine written in Rust, playing with my own search and book.",
             env!("CARGO_PKG_VERSION")
@@ -186,12 +220,50 @@ mod tests {
             nps: 1,
             time_ms: 1,
         };
-        let a = answer(Command::Eval, Room::Spectator, Some(&s), false);
+        let cx = |kibitz| Context {
+            search: Some(&s),
+            kibitz,
+            ..Context::default()
+        };
+        let a = answer(Command::Eval, Room::Spectator, cx(false));
         assert!(a.contains("+0.35") && a.contains("depth 12"), "{a}");
-        let a = answer(Command::Eval, Room::Player, Some(&s), false);
+        let a = answer(Command::Eval, Room::Player, cx(false));
         assert!(a.starts_with("Sorry"), "{a}");
-        let a = answer(Command::Eval, Room::Player, Some(&s), true);
+        let a = answer(Command::Eval, Room::Player, cx(true));
         assert!(a.contains("+0.35"), "{a}");
-        assert!(answer(Command::Name, Room::Player, None, false).contains("kibitzer"));
+        assert!(answer(Command::Name, Room::Player, Context::default()).contains("kibitzer"));
+    }
+
+    #[test]
+    fn wait_and_queue() {
+        assert_eq!(command("!wait"), Some(Command::Wait));
+        assert_eq!(command("!Queue"), Some(Command::Queue));
+        let before = Context {
+            before_their_first_move: true,
+            ..Context::default()
+        };
+        assert!(answer(Command::Wait, Room::Player, before).contains("60 seconds"));
+        assert!(answer(Command::Wait, Room::Spectator, before).starts_with("Only my opponent"));
+        assert!(answer(Command::Wait, Room::Player, Context::default()).contains("under way"));
+        let off = answer(Command::Queue, Room::Spectator, Context::default());
+        assert!(off.contains("do not keep a queue"), "{off}");
+        let q = ["alice".to_string(), "bob".to_string()];
+        let on = Context {
+            queue_on: true,
+            queue: &q,
+            ..Context::default()
+        };
+        assert_eq!(
+            answer(Command::Queue, Room::Player, on),
+            "Waiting to play me: alice, bob."
+        );
+        let empty = Context {
+            queue_on: true,
+            ..Context::default()
+        };
+        assert!(answer(Command::Queue, Room::Player, empty).starts_with("Nobody"));
+        let help = answer(Command::Help, Room::Player, Context::default());
+        assert!(help.contains("!wait") && help.contains("!queue"), "{help}");
+        assert!(help.chars().count() <= MAX_LINE);
     }
 }

@@ -44,6 +44,8 @@ pub struct Shared {
     pub lists: Lists,
     pub host: String,
     pub status: StatusTx,
+    /// The challengers waiting for a free slot, oldest first (the chat's `!queue`).
+    pub queue: std::sync::Mutex<Vec<String>>,
 }
 
 /// A Lichess challenge as the formula reads it (`None`: no challenger, an open
@@ -117,6 +119,9 @@ struct Runner {
     /// Challenging other bots (`lichess.matchmaking`).
     mm: Option<matchmaking::Matchmaker>,
     mm_tx: mpsc::UnboundedSender<MmDone>,
+    /// Challenges inside the formula that came while every slot was busy, oldest
+    /// first (at most `lichess.queue`); accepted as slots free.
+    queue: std::collections::VecDeque<Challenge>,
 }
 
 /// The end of a matchmaking request (made off the event loop).
@@ -287,9 +292,11 @@ pub async fn run(mut ctx: AccountCtx) -> Exit {
             opts: o.clone(),
             host: api_host,
             status: status.clone(),
+            queue: std::sync::Mutex::new(Vec::new()),
         }),
         opts: o,
         ctx,
+        queue: std::collections::VecDeque::new(),
     };
     backoff.reset();
     let mut stream: Option<crate::lichess::Ndjson> = None;
@@ -297,6 +304,7 @@ pub async fn run(mut ctx: AccountCtx) -> Exit {
     let mut reopen_at: Option<tokio::time::Instant> = Some(tokio::time::Instant::now());
     let mut beat = tokio::time::interval(Duration::from_secs(2));
     loop {
+        r.serve_queue();
         if stream.is_none()
             && !r.draining
             && reopen_at.is_some_and(|t| t <= tokio::time::Instant::now())
@@ -505,6 +513,10 @@ impl Runner {
             Event::ChallengeCanceled { challenge } | Event::ChallengeDeclined { challenge } => {
                 info!(challenge = %challenge.id, "lichess: challenge withdrawn or declined");
                 self.slots.cancel(&challenge.id);
+                if self.queue.iter().any(|c| c.id == challenge.id) {
+                    self.queue.retain(|c| c.id != challenge.id);
+                    self.publish_queue();
+                }
                 if let Some(mm) = self.mm.as_mut() {
                     if let Some(o) = mm.outstanding.clone().filter(|o| o.id == challenge.id) {
                         info!(opponent = %o.opponent, "lichess: our challenge was declined; backing off");
@@ -652,21 +664,82 @@ impl Runner {
         if who.id.eq_ignore_ascii_case(&self.sh.account.id) {
             return; // our own challenge
         }
-        let in_a_row = self.opponents.in_a_row(&who.id);
+        if self.queue.iter().any(|q| q.id == c.id) {
+            return; // listed again when the event stream opens again
+        }
+        let verdict = self.judge(&c, &who.id);
         let busy = !self.slots.free(Instant::now());
-        let verdict = match request(&c) {
+        let max_queue = self.opts.int("lichess.queue").max(0) as usize;
+        if verdict.is_ok() && busy && self.queue.len() < max_queue {
+            info!(challenger = %who.name, challenge = %c.id, waiting = self.queue.len() + 1, "lichess: challenge queued until a game slot is free");
+            self.queue.push_back(c);
+            self.publish_queue();
+            return;
+        }
+        let verdict = match verdict {
+            Ok(()) if busy => Err(reason(Refusal::Busy)),
+            v => v,
+        };
+        self.answer(c, verdict);
+    }
+
+    /// The formula's verdict on `c` from `who`, as if a slot were free.
+    fn judge(&self, c: &Challenge, who: &str) -> Result<(), DeclineReason> {
+        let in_a_row = self.opponents.in_a_row(who);
+        match request(c) {
             None => Err(DeclineReason::Generic),
             Some(_) if self.draining => Err(reason(Refusal::ShuttingDown)),
             Some(_) if self.ctx.frame.engines.down().is_some() => Err(reason(Refusal::EngineDown)),
             Some(q) => {
                 let seen = Seen {
                     in_a_row,
-                    today: self.sh.status.games_today(&who.id),
-                    busy,
+                    today: self.sh.status.games_today(who),
+                    busy: false,
                 };
                 self.formula.judge(&q, &self.noplay, seen).map_err(reason)
             }
-        };
+        }
+    }
+
+    /// Accepts queued challenges while slots are free (each judged again: the
+    /// day's games or the noplay list may have changed); declines them all when
+    /// the account drains.
+    fn serve_queue(&mut self) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let before = self.queue.len();
+        while !self.queue.is_empty() {
+            let free = self.slots.free(Instant::now());
+            if !free && !self.draining {
+                break;
+            }
+            let c = self.queue.pop_front().expect("a queued challenge");
+            let who = c
+                .challenger
+                .as_ref()
+                .map(|w| w.id.clone())
+                .unwrap_or_default();
+            let verdict = self.judge(&c, &who);
+            self.answer(c, verdict);
+        }
+        if self.queue.len() != before {
+            self.publish_queue();
+        }
+    }
+
+    fn publish_queue(&self) {
+        let names = self
+            .queue
+            .iter()
+            .filter_map(|c| c.challenger.as_ref().map(|w| w.name.clone()))
+            .collect();
+        *self.sh.queue.lock().unwrap_or_else(|e| e.into_inner()) = names;
+    }
+
+    /// Sends the answer to a challenge (off the event loop) and says it.
+    fn answer(&mut self, c: Challenge, verdict: Result<(), DeclineReason>) {
+        let who = c.challenger.clone().unwrap_or_default();
         let said = match &verdict {
             Ok(()) => "accepted".to_string(),
             Err(why) => format!("declined: {}", why.key()),

@@ -951,6 +951,12 @@ pub async fn run(
                     }
                     t.s.opts = *o;
                 }
+                Some(GameInput::WaitForFirstMove(d)) => {
+                    if let Some(at) = t.first_move_deadline.as_mut() {
+                        *at = (*at).max(Instant::now() + d);
+                        info!(game = t.s.game, secs = d.as_secs(), "the abort waits for the opponent's first move");
+                    }
+                }
                 Some(GameInput::Drain { adjourn }) => {
                     t.draining = true;
                     if adjourn {

@@ -11,7 +11,7 @@
 //! adapter's work; the task never guesses a move.
 
 use crate::chess::{Board, Color, Move};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A position as the server gives it.
 #[derive(Clone, Debug)]
@@ -135,6 +135,9 @@ pub enum GameInput {
     ConnectionLost,
     /// New options (an owner's `kibitz 3`, `mode tournament`, `operator 10`).
     Options(Box<crate::options::Options>),
+    /// The opponent asks for this long more before their first move (Lichess's
+    /// `!wait`): our abort waits.
+    WaitForFirstMove(Duration),
 }
 
 /// The task's side of the port: its commands out, tagged with its game's number so
