@@ -685,6 +685,19 @@ async fn engine_panic_and_game_task_panic_keep_the_daemon_playing() {
         "the search panic was caught"
     );
     assert!(s.results.iter().any(|r| r.1.contains("resigns")), "{s:?}");
+    // The second game's fault at ply 5, past bot.abort_plies: no abort request
+    // the opponent could only decline (the first game, whose task panicked at its
+    // start, is aborted).
+    let second = stats
+        .commands
+        .iter()
+        .rposition(|c| c.starts_with("accept"))
+        .unwrap();
+    assert!(
+        !stats.commands[second..].iter().any(|c| c == "abort"),
+        "{:?}",
+        stats.commands
+    );
     assert_clean(&stats);
     assert_eq!(stats.logins, 1, "stayed connected");
 }

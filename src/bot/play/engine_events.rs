@@ -1,7 +1,8 @@
 //! What the game task does with its engine's reports: iterations and best-move
 //! changes become talk, the move is played, resignations and draw answers go to the
 //! server; and its faults: an engine that does not answer in time gets a stop, then a
-//! fallback move is played; a fault aborts the game, too many resign it.
+//! fallback move is played; a fault in the first plies (`bot.abort_plies`) asks to
+//! abort the game, too many faults resign it.
 
 use super::*;
 
@@ -53,7 +54,10 @@ impl Task {
         if self.stats.faults >= self.max_faults {
             error!(game = self.s.game, "too many engine faults: resigning");
             self.send(GameCommand::Resign);
-        } else if !self.abort_sent {
+        } else if !self.abort_sent && self.ply() < self.abort_plies {
+            // Early in the game an abort costs nobody anything; later the opponent
+            // would only decline it (the fault is ours to carry, and the game goes on
+            // with the fallback or the restarted engine).
             self.send(GameCommand::Abort);
             self.abort_sent = true;
         }
