@@ -941,6 +941,17 @@ impl FakeLichess {
         }
     }
 
+    /// Changes the configuration for what comes next (games started later read it
+    /// at their start).
+    pub fn set_config(&self, f: impl FnOnce(&mut FakeConfig)) {
+        f(&mut self.inner.lock().unwrap().cfg);
+    }
+
+    /// Every open event stream ends (the client must open it again).
+    pub fn drop_event_streams(&self) {
+        self.inner.lock().unwrap().events.clear();
+    }
+
     /// The challenger withdraws challenge `id` (`challengeCanceled`).
     pub fn withdraw(&self, id: &str) {
         let mut g = self.inner.lock().unwrap();

@@ -17,6 +17,7 @@ mod fuzz_corpus;
 
 mod session;
 mod soak;
+mod soak_lichess;
 
 mod annotate;
 mod cli;

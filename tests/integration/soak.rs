@@ -81,7 +81,7 @@ struct Report {
     elapsed: Duration,
 }
 
-fn rss_kb() -> u64 {
+pub(crate) fn rss_kb() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()
@@ -90,12 +90,12 @@ fn rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-fn fd_count() -> usize {
+pub(crate) fn fd_count() -> usize {
     std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
 }
 
 /// A small tmpfs under the records, so a full disk can be made and undone.
-fn mount_tmpfs(dir: &Path) -> bool {
+pub(crate) fn mount_tmpfs(dir: &Path) -> bool {
     std::process::Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=16m", "tmpfs"])
         .arg(dir)
@@ -104,12 +104,12 @@ fn mount_tmpfs(dir: &Path) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn umount(dir: &Path) {
+pub(crate) fn umount(dir: &Path) {
     let _ = std::process::Command::new("umount").arg(dir).status();
 }
 
 /// Fills the file system of `dir` to the last byte.
-fn fill_disk(dir: &Path) -> PathBuf {
+pub(crate) fn fill_disk(dir: &Path) -> PathBuf {
     use std::io::Write;
     let path = dir.join("filler");
     if let Ok(mut f) = std::fs::File::create(&path) {
