@@ -406,35 +406,85 @@ fn short(reason: &str) -> String {
         .collect()
 }
 
-fn check(r: &Report) {
-    eprintln!("soak report: {r:#?}");
-    if !r.disk_full_possible {
-        eprintln!(
-            "soak: no tmpfs could be mounted here: the DiskFull games ran without a full disk"
+/// What every soak checks after its games.
+pub(crate) struct Checks<'a> {
+    pub stuck: &'a [usize],
+    pub time_losses: usize,
+    pub illegal: usize,
+    pub resigned_for_faults: usize,
+    /// Engine faults seen, and the panics injected.
+    pub engine_faults: u32,
+    pub panics: u32,
+    /// The finished games as recorded, and as the server finished them.
+    pub records: &'a [String],
+    pub finished: &'a [String],
+    pub in_progress_left: usize,
+    pub held_back: usize,
+    pub learning_problems: usize,
+    pub disk_full_possible: bool,
+    pub fds: (usize, usize),
+}
+
+impl Checks<'_> {
+    pub(crate) fn assert(&self) {
+        if !self.disk_full_possible {
+            eprintln!(
+                "soak: no tmpfs could be mounted here: the DiskFull games ran without a full disk"
+            );
+        }
+        assert!(
+            self.stuck.is_empty(),
+            "games that never finished: {:?}",
+            self.stuck
+        );
+        assert_eq!(self.time_losses, 0, "lost on time");
+        assert_eq!(self.illegal, 0, "illegal moves");
+        assert_eq!(
+            self.resigned_for_faults, 0,
+            "games resigned for engine faults"
+        );
+        assert!(
+            self.engine_faults >= self.panics,
+            "every EnginePanic game had its panic: {} of {}",
+            self.engine_faults,
+            self.panics
+        );
+        assert_eq!(
+            self.records, self.finished,
+            "every finished game recorded once, in order (none lost, none duplicated)"
+        );
+        assert_eq!(self.in_progress_left, 0, "records left in progress");
+        assert_eq!(self.held_back, 0, "records held back by the full disk");
+        assert_eq!(
+            self.learning_problems, 0,
+            "learning files that do not verify"
+        );
+        assert!(
+            self.fds.1 <= self.fds.0 + 8,
+            "file descriptors grew: {:?}",
+            self.fds
         );
     }
-    assert!(
-        r.stuck.is_empty(),
-        "games that never finished: {:?}",
-        r.stuck
-    );
-    assert_eq!(r.time_losses, 0, "lost on time");
-    assert_eq!(r.illegal, 0, "illegal moves");
-    assert_eq!(r.resigned_for_faults, 0, "games resigned for engine faults");
-    let panics = r.faults.get("EnginePanic").copied().unwrap_or(0) as u32;
-    assert!(
-        r.engine_faults >= panics,
-        "every EnginePanic game had its panic: {} of {panics}",
-        r.engine_faults
-    );
-    assert_eq!(
-        r.records, r.fake_finished,
-        "every finished game recorded once, in order (none lost, none duplicated)"
-    );
-    assert_eq!(r.in_progress_left, 0, "records left in progress");
-    assert_eq!(r.held_back, 0, "records held back by the full disk");
-    assert_eq!(r.learning_problems, 0, "learning files that do not verify");
-    assert!(r.fds.1 <= r.fds.0 + 8, "file descriptors grew: {:?}", r.fds);
+}
+
+fn check(r: &Report) {
+    eprintln!("soak report: {r:#?}");
+    Checks {
+        stuck: &r.stuck,
+        time_losses: r.time_losses,
+        illegal: r.illegal,
+        resigned_for_faults: r.resigned_for_faults,
+        engine_faults: r.engine_faults,
+        panics: r.faults.get("EnginePanic").copied().unwrap_or(0) as u32,
+        records: &r.records,
+        finished: &r.fake_finished,
+        in_progress_left: r.in_progress_left,
+        held_back: r.held_back,
+        learning_problems: r.learning_problems,
+        disk_full_possible: r.disk_full_possible,
+        fds: r.fds,
+    }
+    .assert();
 }
 
 /// One round of every fault (about a minute): CI.
