@@ -174,6 +174,36 @@ pub(crate) enum Command {
         #[command(subcommand)]
         action: TuneAction,
     },
+    /// Training positions for a learned evaluation from self-play (README "datagen").
+    Datagen {
+        /// Positions the file should hold (a second run on the same file goes on).
+        #[arg(long)]
+        positions: u64,
+        /// Output file (32 bytes a position; appended to).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Nodes per move (jittered by +-20 %).
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
+        #[arg(long)]
+        openings: Option<std::path::PathBuf>,
+        /// Random plies from the start position when no openings file is given.
+        #[arg(long, default_value_t = 8)]
+        random_plies: usize,
+        /// Games played at once (one search thread each).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Seed for openings and budgets.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Hash per game in MB.
+        #[arg(long, default_value_t = 16)]
+        hash: usize,
+        /// Positions scored further from 0 than this (centipawns) are left out.
+        #[arg(long, default_value_t = 2000)]
+        max_score: i32,
+    },
     /// Games of the engine against itself at a node budget (tuning data), as PGN.
     Selfplay {
         /// Number of games (openings are played in pairs).

@@ -555,6 +555,82 @@ fn run() -> Result<()> {
             action: BooksAction::Create { pgn, maxply, out },
         } => create(&pgn, &out, &kibitzer::book::CreateOptions::steering(maxply))?,
         Command::Tune { action } => tune(action, &mut out)?,
+        Command::Datagen {
+            positions,
+            out: path,
+            nodes,
+            openings,
+            random_plies,
+            threads,
+            seed,
+            hash,
+            max_score,
+        } => {
+            use kibitzer::tools::datagen::{datagen, DatagenOptions};
+            use std::sync::atomic::{AtomicBool, Ordering};
+            use std::sync::Arc;
+            let opts = DatagenOptions {
+                positions,
+                nodes,
+                openings,
+                random_plies,
+                threads,
+                seed,
+                hash_mb: hash,
+                max_score,
+            };
+            // Ctrl-C: the games in play are finished and written, then the run ends
+            // (a second Ctrl-C quits at once; a run again goes on).
+            let stop = Arc::new(AtomicBool::new(false));
+            let s2 = stop.clone();
+            on_ctrl_c(move || {
+                if s2.swap(true, Ordering::SeqCst) {
+                    eprintln!(
+                        "\ndatagen: quit (the games in play are lost; the file holds whole games)"
+                    );
+                    std::process::exit(130)
+                }
+                eprintln!("\ndatagen: finishing the games in play (Ctrl-C again quits at once)");
+                true
+            });
+            let bar = std::sync::Mutex::new(kibitzer::tools::progress::Progress::on_terminal(
+                "positions",
+                positions,
+                true,
+            ));
+            let started = std::time::Instant::now();
+            let stats = datagen(&opts, &path, &stop, &|n| {
+                bar.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .set(n.min(positions));
+            })?;
+            let secs = started.elapsed().as_secs_f64().max(1e-3);
+            if bar.lock().unwrap_or_else(|e| e.into_inner()).is_enabled() {
+                eprintln!();
+            }
+            if stats.cut_bytes > 0 {
+                writeln!(
+                    out,
+                    "{}: cut a partial record of {} bytes at the end (an interrupted write)",
+                    path.display(),
+                    stats.cut_bytes
+                )?;
+            }
+            writeln!(
+                out,
+                "{} positions from {} games written to {} ({} before, {} now); left out: {} in check, {} tactical best move, {} past {} cp; {:.0} positions/hour",
+                stats.written,
+                stats.games,
+                path.display(),
+                stats.before,
+                stats.before + stats.written,
+                stats.in_check,
+                stats.tactical,
+                stats.decided,
+                max_score,
+                stats.written as f64 * 3600.0 / secs
+            )?;
+        }
         Command::Selfplay {
             games,
             nodes,

@@ -2,6 +2,7 @@
 //! `annotate` (text and HTML), and the progress bar they share.
 
 pub mod annotate;
+pub mod datagen;
 pub mod epdtest;
 pub mod perft;
 pub mod progress;

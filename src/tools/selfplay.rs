@@ -9,7 +9,7 @@
 use super::tune::Rng;
 use crate::chess::pgn::{PgnGame, PgnReader};
 use crate::chess::{Board, Color};
-use crate::engine::{EngineHandle, SearchConfig, SearchLimits};
+use crate::engine::{EngineHandle, SearchConfig, SearchLimits, SearchResult};
 use anyhow::{bail, Context, Result};
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -85,6 +85,86 @@ fn random_opening(rng: &mut Rng, plies: usize) -> PgnGame {
     }
 }
 
+/// The games of a run: the openings, drawn up front (so the games do not depend
+/// on thread timing) and played in pairs, one game after another to whoever asks.
+pub struct Games {
+    openings: Vec<PgnGame>,
+    book: Vec<PgnGame>,
+    random_plies: usize,
+    nodes: u64,
+    seed: u64,
+    next: AtomicUsize,
+}
+
+/// Openings drawn up front; an endless run (`datagen`) draws more as it goes.
+const FIRST_OPENINGS: usize = 4096;
+
+impl Games {
+    pub fn new(opts: &SelfplayOptions) -> Result<Games> {
+        let mut rng = Rng::new(opts.seed);
+        let book = match &opts.openings {
+            Some(p) => read_openings(p)?,
+            None => Vec::new(),
+        };
+        let pairs = opts.games.div_ceil(2).min(FIRST_OPENINGS);
+        let openings: Vec<PgnGame> = (0..pairs)
+            .map(|_| draw_opening(&book, &mut rng, opts.random_plies))
+            .collect();
+        Ok(Games {
+            openings,
+            book,
+            random_plies: opts.random_plies,
+            nodes: opts.nodes,
+            seed: opts.seed,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The number of the next game.
+    fn take(&self) -> usize {
+        self.next.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Plays game `n` on `engine`; `searched` sees every position the engine
+    /// searched in it (not the opening's) with the search's result. Returns the
+    /// game and whether it was adjudicated.
+    pub fn play(
+        &self,
+        engine: &EngineHandle,
+        n: usize,
+        searched: &mut dyn FnMut(&Board, &SearchResult),
+    ) -> (PgnGame, bool) {
+        let opening = match self.openings.get(n / 2) {
+            Some(o) => o.clone(),
+            None => {
+                // Past the first batch: both games of a pair share their opening.
+                let mut rng = Rng::new(self.seed ^ ((n / 2) as u64).wrapping_mul(0x5851_F42D));
+                draw_opening(&self.book, &mut rng, self.random_plies)
+            }
+        };
+        let mut rng = Rng::new(self.seed ^ (n as u64).wrapping_mul(0x2545_F491));
+        play(engine, &opening, self.nodes, &mut rng, n, searched)
+    }
+
+    /// Plays the next game (see `play`).
+    pub fn play_next(
+        &self,
+        engine: &EngineHandle,
+        searched: &mut dyn FnMut(&Board, &SearchResult),
+    ) -> (PgnGame, bool) {
+        let n = self.take();
+        self.play(engine, n, searched)
+    }
+}
+
+fn draw_opening(book: &[PgnGame], rng: &mut Rng, plies: usize) -> PgnGame {
+    if book.is_empty() {
+        random_opening(rng, plies)
+    } else {
+        book[rng.below(book.len())].clone()
+    }
+}
+
 /// Plays `opts.games` games and writes them to `out` as PGN; `progress` gets the
 /// games finished so far.
 pub fn selfplay(
@@ -92,39 +172,20 @@ pub fn selfplay(
     out: &Path,
     progress: &(dyn Fn(&SelfplayStats) + Sync),
 ) -> Result<SelfplayStats> {
-    let mut rng = Rng::new(opts.seed);
-    let book = match &opts.openings {
-        Some(p) => read_openings(p)?,
-        None => Vec::new(),
-    };
-    // Openings are drawn up front, so the result does not depend on thread timing.
-    let pairs = opts.games.div_ceil(2);
-    let openings: Vec<PgnGame> = (0..pairs)
-        .map(|_| {
-            if book.is_empty() {
-                random_opening(&mut rng, opts.random_plies)
-            } else {
-                book[rng.below(book.len())].clone()
-            }
-        })
-        .collect();
+    let games = Games::new(opts)?;
     let file = std::fs::File::create(out).with_context(|| format!("creating {}", out.display()))?;
     let sink = Mutex::new((std::io::BufWriter::new(file), SelfplayStats::default()));
-    let next = AtomicUsize::new(0);
-    let seed = opts.seed;
     std::thread::scope(|scope| -> Result<()> {
         let handles: Vec<_> = (0..opts.threads.max(1))
             .map(|_| {
                 scope.spawn(|| -> Result<()> {
                     let engine = EngineHandle::new(opts.hash_mb << 20, 1);
                     loop {
-                        let n = next.fetch_add(1, Ordering::SeqCst);
+                        let n = games.take();
                         if n >= opts.games {
                             return Ok(());
                         }
-                        let mut rng = Rng::new(seed ^ (n as u64).wrapping_mul(0x2545_F491));
-                        let (game, adjudicated) =
-                            play(&engine, &openings[n / 2], opts.nodes, &mut rng, n);
+                        let (game, adjudicated) = games.play(&engine, n, &mut |_, _| {});
                         let mut guard = sink.lock().unwrap_or_else(|e| e.into_inner());
                         let (w, stats) = &mut *guard;
                         write!(w, "{}\n\n", game.to_pgn())?;
@@ -158,6 +219,7 @@ fn play(
     nodes: u64,
     rng: &mut Rng,
     number: usize,
+    searched: &mut dyn FnMut(&Board, &SearchResult),
 ) -> (PgnGame, bool) {
     let mut board = opening.start.clone();
     let mut game = PgnGame::new(board.clone());
@@ -206,6 +268,7 @@ fn play(
         if r.best.is_null() {
             break ("1/2-1/2", false);
         }
+        searched(&board, &r);
         let white_score = if board.side_to_move() == Color::White {
             r.score
         } else {

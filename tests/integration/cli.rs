@@ -965,3 +965,66 @@ fn the_daemon_log_goes_to_a_file_and_q_quiets_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `kibitzer datagen`: whole 32-byte records of legal positions, none in check, the
+/// scores within the bound, results and sides as the game had them; a second run
+/// goes on to the new target (the records before kept as they were) and cuts a
+/// partial record off first; a bad budget is refused.
+#[test]
+fn datagen_writes_filtered_positions_and_resumes() {
+    use kibitzer::tools::datagen::{Sample, RECORD};
+    let dir = temp_dir("datagen");
+    let out = dir.join("data.kbd");
+    let o = out.to_str().unwrap();
+    fn args<'a>(n: &'a str, o: &'a str) -> Vec<&'a str> {
+        vec![
+            "datagen",
+            "--positions",
+            n,
+            "--nodes",
+            "400",
+            "--threads",
+            "1",
+            "--out",
+            o,
+            "--max-score",
+            "1500",
+        ]
+    }
+    let r = run_with(&args("200", o), "", &[], Duration::from_secs(120));
+    assert_eq!(r.code, Some(0), "{r}");
+    assert!(r.stdout.contains("(0 before"), "{r}");
+    let first = std::fs::read(&out).unwrap();
+    assert_eq!(first.len() % RECORD, 0);
+    assert!(first.len() / RECORD >= 200, "{}", first.len() / RECORD);
+    let mut results = std::collections::BTreeSet::new();
+    for rec in first.chunks(RECORD) {
+        let s = Sample::decode(rec).expect("a valid record");
+        assert!(!s.board.in_check(), "{}", s.board.to_fen());
+        assert!(s.board.has_legal_move(), "{}", s.board.to_fen());
+        assert!(s.score.abs() <= 1500, "{}", s.score);
+        results.insert(s.result);
+    }
+    assert!(results.iter().all(|&x| x <= 2));
+    // Killed mid-write: a partial record at the end is cut, then the run goes on.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&out).unwrap();
+    std::io::Write::write_all(&mut f, &[1, 2, 3, 4, 5]).unwrap();
+    drop(f);
+    let r = run_with(&args("400", o), "", &[], Duration::from_secs(120));
+    assert_eq!(r.code, Some(0), "{r}");
+    assert!(r.stdout.contains("cut a partial record of 5 bytes"), "{r}");
+    let second = std::fs::read(&out).unwrap();
+    assert_eq!(second.len() % RECORD, 0);
+    assert!(second.len() / RECORD >= 400);
+    assert_eq!(
+        &second[..first.len()],
+        &first[..],
+        "the first run's records kept"
+    );
+    // Already there: nothing to do.
+    let r = run_with(&args("100", o), "", &[], Duration::from_secs(60));
+    assert!(r.stdout.contains("0 positions from 0 games"), "{r}");
+    let r = run(&["datagen", "--positions", "10", "--nodes", "0", "--out", o]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("--nodes 0"), "{r}");
+}
