@@ -106,6 +106,8 @@ pub struct AccountStatus {
     pub overhead_ms: Option<u64>,
     /// Shutting down: no new games.
     pub draining: bool,
+    /// Challengers waiting for a free game slot, oldest first (Lichess's queue).
+    pub queued: Vec<String>,
     /// When the state last changed.
     pub since_unix_ms: u64,
 }

@@ -150,6 +150,9 @@ pub fn accounts(s: &Status) -> String {
                 }
             ),
         );
+        if !a.queued.is_empty() {
+            row("Waiting to play", escape(&a.queued.join(", ")));
+        }
         if !a.connected {
             if let Some(why) = &a.reason {
                 row("Why", format!("<span class=\"why\">{}</span>", escape(why)));
@@ -580,7 +583,7 @@ pub fn page(s: &Status, token_query: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::status::{LastMove, LiveGame};
+    use crate::bot::status::{AccountStatus, LastMove, LiveGame};
 
     #[test]
     fn times_and_clocks() {
@@ -657,6 +660,19 @@ mod tests {
         );
         assert!(h.contains("<h3>Game ics/12:"), "no link but http(s): {h}");
         assert!(!h.contains("javascript:"));
+    }
+
+    #[test]
+    fn the_challengers_waiting_are_listed_escaped() {
+        let mut s = Status::default();
+        let mut a = AccountStatus::new("lichess", "lichess.org", 443, "lichess", "KibBot");
+        a.queued = vec!["Bob".into(), "<Carol>".into()];
+        s.accounts.push(a);
+        let p = page(&s, "");
+        assert!(p.contains("Waiting to play"), "{p}");
+        assert!(p.contains("Bob, &lt;Carol&gt;"), "{p}");
+        s.accounts[0].queued.clear();
+        assert!(!page(&s, "").contains("Waiting to play"));
     }
 
     #[test]

@@ -1051,6 +1051,12 @@ async fn lichess_challenges_queue_while_busy() {
         "{:?}",
         fake.with(|s, _| s.chats.clone())
     );
+    {
+        // The operator sees who waits (JSON and page read the account's entry).
+        let st = bot.status.borrow().clone();
+        let a = st.accounts.iter().find(|a| a.name == "lichess").unwrap();
+        assert_eq!(a.queued, ["Bob", "Carol"]);
+    }
     fake.withdraw("q2");
     let r = bot.game_ended(Duration::from_secs(60)).await;
     assert_eq!(r.result, "1-0", "{r:?}");

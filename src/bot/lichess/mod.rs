@@ -728,12 +728,14 @@ impl Runner {
         }
     }
 
+    /// Who waits, for the chat's `!queue` and the operator's window.
     fn publish_queue(&self) {
-        let names = self
+        let names: Vec<String> = self
             .queue
             .iter()
             .filter_map(|c| c.challenger.as_ref().map(|w| w.name.clone()))
             .collect();
+        self.set_state(|a| a.queued = names.clone());
         *self.sh.queue.lock().unwrap_or_else(|e| e.into_inner()) = names;
     }
 
