@@ -392,6 +392,12 @@ impl Slots {
         self.accepted.retain(|(k, _)| *k != key);
     }
 
+    /// The link our accepts went out on is gone: a server drops the offers of a
+    /// player who left, so none of them can still become a game.
+    pub fn forget_accepts(&mut self) {
+        self.accepted.clear();
+    }
+
     /// The game `game` started, from the accept `from` when there was one (a game
     /// we did not accept, a resumed one, takes a slot all the same).
     pub fn start(&mut self, game: &str, from: Option<&str>) {
@@ -476,6 +482,18 @@ impl Opponents {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn accepts_die_with_their_link_games_do_not() {
+        let t0 = Instant::now();
+        let mut s = Slots::new(2);
+        s.start("game1", None);
+        s.accept("chal1", t0);
+        assert!(!s.free(t0));
+        s.forget_accepts();
+        assert!(s.free(t0), "the accept sent on the lost link holds nothing");
+        assert!(s.is_playing("game1"), "a game in progress keeps its slot");
+    }
 
     #[test]
     fn a_slot_is_taken_at_accept_and_freed_at_the_result() {

@@ -305,9 +305,12 @@ async fn soak(name: &str, games: usize, max_plies: usize, icc: bool) -> Report {
         }
         if !done {
             r.stuck.push(k);
+            let st = srv.stats();
             eprintln!(
-                "soak: game {k} ({fault:?}) did not finish: {:?}",
-                srv.stats().results.last()
+                "soak: game {k} ({fault:?}) did not finish: started {}, logins {}, last result {:?}",
+                starts > start_before,
+                st.logins,
+                st.results.last()
             );
             break;
         }

@@ -450,6 +450,7 @@ impl Account {
                     self.set_state(|a| a.logged_in(&handle));
                     let started = Instant::now();
                     let end = self.connected(conn, &cfg).instrument(span).await;
+                    self.st.slots.forget_accepts();
                     self.status().update(|s| {
                         s.games.retain(|g| g.site != ACCOUNT);
                         s.observed.clear();

@@ -233,6 +233,9 @@ pub(super) fn login(world: &Arc<Mutex<World>>, handle: &str, tx: &mpsc::Unbounde
     let mut w = world.lock().unwrap();
     w.stats.logins += 1;
     w.bot = Some((handle.to_string(), tx.clone()));
+    // A server drops the offers to a player who left: a challenge made before the
+    // last link went down (and maybe accepted on it, too late) is gone.
+    w.challenge_pending = false;
     w.width = 79;
     if w.cfg.icc {
         let titles = if kibitzer::ics::parse::is_guest(handle) {
