@@ -325,3 +325,90 @@ async fn soak_lichess_measure() {
         r.fds.1
     );
 }
+
+/// The daemon's own memory over many games: the daemon as a child process (the
+/// `kibitzer` binary, Lichess account only) against the fake Lichess in this
+/// process, so the fake's bookkeeping does not count. Prints the child's RSS after
+/// every 25 games. `KIBITZER_SOAK_GAMES` games (default 200):
+/// `cargo test --test integration soak_lichess_child_memory -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn soak_lichess_child_memory() {
+    let n: usize = std::env::var("KIBITZER_SOAK_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let fake = FakeLichess::start(FakeConfig {
+        opponent_resigns_after: Some(20),
+        ..FakeConfig::default()
+    })
+    .await;
+    let dir = crate::daemon::temp_dir("lichess-child-memory");
+    let set = |kv: String| ["--set".to_string(), kv];
+    let mut args: Vec<String> = vec!["daemon".into()];
+    for kv in [
+        "ics.enabled=off".to_string(),
+        "lichess.enabled=on".into(),
+        format!("lichess.url={}", fake.url()),
+        format!("records.dir={}", dir.join("records").display()),
+        format!("bookpath={}", dir.join("book").display()),
+        format!("bot.noplay_file={}", dir.join("noplay").display()),
+        format!("bot.lists={}", dir.join("lists").display()),
+        "hash=4M".into(),
+        "ponder=off".into(),
+        "sn=1500".into(),
+        "bot.max_rematches=0".into(),
+        "learn=7".into(),
+    ] {
+        args.extend(set(kv));
+    }
+    std::fs::create_dir_all(dir.join("book")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kibitzer"))
+        .args(&args)
+        .env("KIBITZER_LICHESS_TOKEN", TOKEN)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the daemon starts");
+    let pid = child.id();
+    let rss = || {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let fds = || std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count());
+    let mut samples = Vec::new();
+    for k in 0..n {
+        fake.challenge(ChallengeSpec::standard(
+            &format!("m{k}"),
+            60,
+            0,
+            Color::White,
+        ));
+        let t0 = Instant::now();
+        while fake.with(|_, g| g.iter().filter(|g| g.status != "started").count()) <= k {
+            assert!(
+                t0.elapsed() < Duration::from_secs(120),
+                "game {k} did not finish"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if (k + 1) % 25 == 0 || k == 4 {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            samples.push((k + 1, rss(), fds()));
+            eprintln!(
+                "child memory: {} games, rss {} kB, fds {}",
+                k + 1,
+                rss(),
+                fds()
+            );
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("child memory samples (games, rss kB, fds): {samples:?}");
+}
