@@ -500,6 +500,15 @@ pub fn learning_files(data: &[u8]) {
     );
     let p = scratch_file("book.lrnlog", data);
     let _ = kibitzer::learn::overlay::Overlay::load(&p);
+    // Training positions (`kibitzer datagen`): any 32 bytes decode to a position
+    // or a clear error; a position read writes a record that reads back the same.
+    use kibitzer::tools::datagen::{Sample, RECORD};
+    for rec in data.chunks_exact(RECORD).take(16) {
+        if let Ok(s) = Sample::decode(rec) {
+            let back = Sample::decode(&s.encode()).expect("our own record reads");
+            assert_eq!(back, s, "training record round trip");
+        }
+    }
 }
 
 /// An external engine's lines: the handshake, options, `info` and thinking lines

@@ -363,11 +363,14 @@ async fn soak_lichess_child_memory() {
         args.extend(set(kv));
     }
     std::fs::create_dir_all(dir.join("book")).unwrap();
+    let log = dir.join("daemon.log");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kibitzer"))
         .args(&args)
         .env("KIBITZER_LICHESS_TOKEN", TOKEN)
+        // This test's own variable is no option of the daemon's.
+        .env_remove("KIBITZER_SOAK_GAMES")
         .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("the daemon starts");
     let pid = child.id();
@@ -390,10 +393,17 @@ async fn soak_lichess_child_memory() {
         ));
         let t0 = Instant::now();
         while fake.with(|_, g| g.iter().filter(|g| g.status != "started").count()) <= k {
-            assert!(
-                t0.elapsed() < Duration::from_secs(120),
-                "game {k} did not finish"
-            );
+            let exited = child.try_wait().ok().flatten().is_some();
+            if exited || t0.elapsed() > Duration::from_secs(120) {
+                let _ = child.kill();
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                let tail: Vec<&str> = text.lines().rev().take(30).collect();
+                let tail: Vec<&str> = tail.into_iter().rev().collect();
+                panic!(
+                    "game {k} did not finish (daemon exited: {exited}); its log ends:\n{}",
+                    tail.join("\n")
+                );
+            }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         if (k + 1) % 25 == 0 || k == 4 {
