@@ -238,27 +238,7 @@ impl Board {
     /// there is legal.
     pub fn to_fen(&self) -> String {
         let mut s = String::with_capacity(90);
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match self.mailbox[rank * 8 + file] {
-                    Some(p) => {
-                        if empty > 0 {
-                            s.push((b'0' + empty) as char);
-                            empty = 0;
-                        }
-                        s.push(p.fen_char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                s.push((b'0' + empty) as char);
-            }
-            if rank > 0 {
-                s.push('/');
-            }
-        }
+        s.push_str(&placement(&self.mailbox));
         s.push(' ');
         s.push(self.side.char());
         s.push(' ');
@@ -294,4 +274,32 @@ impl Board {
         s.push_str("   a b c d e f g h\n");
         s
     }
+}
+
+/// The first field of a FEN: the pieces of `squares` (a1 = 0 .. h8 = 63), rank 8
+/// first.
+pub fn placement(squares: &[Option<Piece>; 64]) -> String {
+    let mut s = String::with_capacity(72);
+    for rank in (0..8).rev() {
+        let mut empty = 0u8;
+        for file in 0..8 {
+            match squares[rank * 8 + file] {
+                Some(p) => {
+                    if empty > 0 {
+                        s.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    s.push(p.fen_char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            s.push((b'0' + empty) as char);
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s
 }

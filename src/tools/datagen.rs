@@ -87,28 +87,7 @@ impl Sample {
                 nib += 1;
             }
         }
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match squares[rank * 8 + file] {
-                    Some(p) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(p.fen_char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let fen = crate::chess::fen::placement(&squares);
         let stm = match rec[27] {
             0 => "w",
             1 => "b",

@@ -42,28 +42,7 @@ impl Con<'_> {
         let Some(ed) = self.st.edit.take() else {
             return;
         };
-        let mut fen = String::new();
-        for rank in (0..8).rev() {
-            let mut empty = 0;
-            for file in 0..8 {
-                match ed.squares[rank * 8 + file] {
-                    Some(p) => {
-                        if empty > 0 {
-                            fen.push_str(&empty.to_string());
-                            empty = 0;
-                        }
-                        fen.push(p.fen_char());
-                    }
-                    None => empty += 1,
-                }
-            }
-            if empty > 0 {
-                fen.push_str(&empty.to_string());
-            }
-            if rank > 0 {
-                fen.push('/');
-            }
-        }
+        let fen = crate::chess::fen::placement(&ed.squares);
         // Castling rights where king and rook stand on their squares.
         let at = |s: &str, c: char| {
             Square::parse(s)
