@@ -1133,9 +1133,16 @@ async fn lichess_takebacks_granted_up_to_the_limit() {
         fake.with(state)
     );
     let before = fake.with(|_, g| g[0].moves.len());
-    // (A request that crosses our move on its way is left unanswered: asked again.)
+    // (A request that crosses our move on its way is left unanswered: asked again,
+    // on our turn again, as a retry on the opponent's turn would take two plies.)
     let mut granted = false;
     for _ in 0..3 {
+        assert!(
+            fake.wait_for(Duration::from_secs(30), |_, g| g[0].moves.len() % 2 == 0)
+                .await,
+            "{}",
+            fake.with(state)
+        );
         fake.offer("tb", "takeback");
         if fake
             .wait_for(Duration::from_secs(4), |_, g| g[0].takebacks == 2)
