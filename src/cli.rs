@@ -182,55 +182,105 @@ pub(crate) enum Command {
         /// Output file (32 bytes a position; appended to).
         #[arg(long)]
         out: std::path::PathBuf,
-        /// Nodes per move (jittered by +-20 %).
-        #[arg(long, default_value_t = 5000)]
-        nodes: u64,
-        /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
-        #[arg(long)]
-        openings: Option<std::path::PathBuf>,
-        /// Random plies from the start position when no openings file is given.
-        #[arg(long, default_value_t = 8)]
-        random_plies: usize,
-        /// Games played at once (one search thread each).
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
-        /// Seed for openings and budgets.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Hash per game in MB.
-        #[arg(long, default_value_t = 16)]
-        hash: usize,
+        #[command(flatten)]
+        play: PlayArgs,
         /// Positions scored further from 0 than this (centipawns) are left out.
         #[arg(long, default_value_t = 2000)]
         max_score: i32,
+    },
+    /// Trains the learned evaluation on datagen's positions (README "train").
+    Train {
+        /// Training data files (datagen's 32-byte records); more than one may be given.
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<std::path::PathBuf>,
+        /// The net file written after every epoch (a checkpoint `<out>.ckpt` beside
+        /// it: a second run with the same output goes on from it).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Epochs to reach (counting those of a checkpoint).
+        #[arg(long, default_value_t = 20)]
+        epochs: usize,
+        /// Positions per batch.
+        #[arg(long, default_value_t = 16384)]
+        batch: usize,
+        /// Adam's learning rate (times --lr-drop after --lr-drop-at of the epochs).
+        #[arg(long, default_value_t = 0.001)]
+        lr: f32,
+        #[arg(long, default_value_t = 0.1)]
+        lr_drop: f32,
+        #[arg(long, default_value_t = 0.75)]
+        lr_drop_at: f32,
+        /// Weight of the search's score against the game's result (0-1).
+        #[arg(long, default_value_t = 0.7)]
+        lambda: f32,
+        /// Threads sharing each batch.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Seed for the first weights and the shuffles.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
     },
     /// Games of the engine against itself at a node budget (tuning data), as PGN.
     Selfplay {
         /// Number of games (openings are played in pairs).
         #[arg(long, default_value_t = 100)]
         games: usize,
-        /// Nodes per move (jittered by +-20 %).
-        #[arg(long, default_value_t = 5000)]
-        nodes: u64,
         /// Output PGN file.
         #[arg(long)]
         out: std::path::PathBuf,
-        /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
-        #[arg(long)]
-        openings: Option<std::path::PathBuf>,
-        /// Random plies from the start position when no openings file is given.
-        #[arg(long, default_value_t = 8)]
-        random_plies: usize,
-        /// Games played at once (one search thread each).
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
-        /// Seed for openings and budgets.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Hash per game in MB.
-        #[arg(long, default_value_t = 16)]
-        hash: usize,
+        #[command(flatten)]
+        play: PlayArgs,
     },
+}
+
+/// How `selfplay` and `datagen` play their games.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct PlayArgs {
+    /// Nodes per move (jittered by +-20 %).
+    #[arg(long, default_value_t = 5000)]
+    pub(crate) nodes: u64,
+    /// Openings PGN (e.g. 8moves_v3.pgn); without it, random plies.
+    #[arg(long)]
+    pub(crate) openings: Option<std::path::PathBuf>,
+    /// Random plies from the start position when no openings file is given.
+    #[arg(long, default_value_t = 8)]
+    pub(crate) random_plies: usize,
+    /// Games played at once (one search thread each).
+    #[arg(long, default_value_t = 2)]
+    pub(crate) threads: usize,
+    /// Seed for openings and budgets.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+    /// Hash per game in MB.
+    #[arg(long, default_value_t = 16)]
+    pub(crate) hash: usize,
+    /// The net both sides play with (a file of `kibitzer train`); without it, the
+    /// handcrafted evaluation.
+    #[arg(long)]
+    pub(crate) net: Option<String>,
+}
+
+impl PlayArgs {
+    /// The games' settings (`games` of them; the net read here).
+    pub(crate) fn options(
+        &self,
+        games: usize,
+    ) -> anyhow::Result<kibitzer::tools::selfplay::SelfplayOptions> {
+        let net = match &self.net {
+            Some(spec) => kibitzer::nnue::Network::cached(spec).map_err(anyhow::Error::msg)?,
+            None => None,
+        };
+        Ok(kibitzer::tools::selfplay::SelfplayOptions {
+            games,
+            nodes: self.nodes,
+            openings: self.openings.clone(),
+            random_plies: self.random_plies,
+            threads: self.threads,
+            seed: self.seed,
+            hash_mb: self.hash,
+            net,
+        })
+    }
 }
 
 #[derive(Subcommand)]

@@ -4,6 +4,8 @@
 //! - `chess`: types, bitboards, attack tables, board, move generation, SEE, FEN,
 //!   notation, EPD, PGN, perft.
 //! - `eval`: the handcrafted evaluation and its pawn hash.
+//! - `nnue`: the learned evaluation (net file, accumulators, SIMD copies), used by
+//!   `engine` when `evaluation.net` names a net.
 //! - `egtb`: optional Syzygy endgame tables behind a trait (WDL in the search, DTZ at
 //!   the root, the verdict for the resign/draw policy); none configured, none probed.
 //! - `engine`: search, transposition table, time manager, SMP, `EngineHandle`.
@@ -48,6 +50,7 @@ pub mod learn;
 pub mod lichess;
 pub mod logfile;
 pub mod net;
+pub mod nnue;
 pub mod options;
 pub mod protocol;
 pub mod settings;

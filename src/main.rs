@@ -481,7 +481,11 @@ fn run() -> Result<()> {
                 )?;
             } else {
                 let depth = depth.unwrap_or(kibitzer::engine::bench::BENCH_DEPTH);
-                kibitzer::engine::bench::run_bench(depth, &mut out)?;
+                // `--set evaluation.net=<file>`: the bench of that net.
+                let opts = options(&cli.set)?;
+                let net = kibitzer::nnue::Network::cached(opts.str("evaluation.net"))
+                    .map_err(anyhow::Error::msg)?;
+                kibitzer::engine::bench::run_bench(depth, net, &mut out)?;
             }
         }
         Command::Test {
@@ -519,7 +523,7 @@ fn run() -> Result<()> {
             // the time per position is all the search's: no move overhead.
             let opts = options(&cli.set)?;
             let mut config = SearchConfig::default();
-            kibitzer::game::apply_search_options(&mut config, &opts);
+            kibitzer::game::apply_search_options(&mut config, &opts).map_err(anyhow::Error::msg)?;
             config.move_overhead = std::time::Duration::ZERO;
             let (hash, threads) = search_sizes(&opts, hash, threads);
             let engine = EngineHandle::new(hash, threads);
@@ -558,12 +562,7 @@ fn run() -> Result<()> {
         Command::Datagen {
             positions,
             out: path,
-            nodes,
-            openings,
-            random_plies,
-            threads,
-            seed,
-            hash,
+            play,
             max_score,
         } => {
             use kibitzer::tools::datagen::{datagen, DatagenOptions};
@@ -571,12 +570,7 @@ fn run() -> Result<()> {
             use std::sync::Arc;
             let opts = DatagenOptions {
                 positions,
-                nodes,
-                openings,
-                random_plies,
-                threads,
-                seed,
-                hash_mb: hash,
+                play: play.options(usize::MAX)?,
                 max_score,
             };
             // Ctrl-C: the games in play are finished and written, then the run ends
@@ -631,26 +625,113 @@ fn run() -> Result<()> {
                 stats.written as f64 * 3600.0 / secs
             )?;
         }
-        Command::Selfplay {
-            games,
-            nodes,
+        Command::Train {
+            data,
             out: path,
-            openings,
-            random_plies,
+            epochs,
+            batch,
+            lr,
+            lr_drop,
+            lr_drop_at,
+            lambda,
             threads,
             seed,
-            hash,
         } => {
-            use kibitzer::tools::selfplay::{selfplay, SelfplayOptions};
-            let opts = SelfplayOptions {
-                games,
-                nodes,
-                openings,
-                random_plies,
+            use kibitzer::tools::train::{checkpoint_path, train, Data, TrainOptions};
+            use std::sync::atomic::{AtomicBool, Ordering};
+            use std::sync::Arc;
+            let opts = TrainOptions {
+                data,
+                out: path.clone(),
+                epochs,
+                batch,
+                lr,
+                lr_drop,
+                lr_drop_at,
+                lambda,
                 threads,
                 seed,
-                hash_mb: hash,
+                ..TrainOptions::default()
             };
+            let d = Data::load(&opts.data)?;
+            writeln!(
+                out,
+                "{} positions from {} file(s); {} malformed records skipped, {} bytes of partial records",
+                d.len(),
+                opts.data.len(),
+                d.malformed,
+                d.partial_bytes
+            )?;
+            if checkpoint_path(&path).exists() {
+                writeln!(out, "going on from {}", checkpoint_path(&path).display())?;
+            }
+            let stop = Arc::new(AtomicBool::new(false));
+            let s2 = stop.clone();
+            on_ctrl_c(move || {
+                if s2.swap(true, Ordering::SeqCst) {
+                    std::process::exit(130)
+                }
+                eprintln!(
+                    "\ntrain: stopping (the last epoch's checkpoint stands; run again to go on)"
+                );
+                true
+            });
+            let bar = std::sync::Mutex::new(kibitzer::tools::progress::Progress::on_terminal(
+                "epoch",
+                d.len() as u64,
+                true,
+            ));
+            let mut reports = 0;
+            train(
+                &opts,
+                &d,
+                &stop,
+                &|done, total| {
+                    let mut b = bar.lock().unwrap_or_else(|e| e.into_inner());
+                    if b.done() > done as u64 {
+                        *b = kibitzer::tools::progress::Progress::on_terminal(
+                            "epoch",
+                            total as u64,
+                            true,
+                        );
+                    }
+                    b.set(done as u64);
+                },
+                &mut |r| {
+                    reports += 1;
+                    if bar.lock().unwrap_or_else(|e| e.into_inner()).is_enabled() {
+                        eprintln!();
+                    }
+                    let _ = writeln!(
+                        out,
+                        "epoch {:3}  train loss {:.6}  validation loss {:.6}  quantisation {:.2} cp  {:.1} s  {:.0} positions/s",
+                        r.epoch,
+                        r.train_loss,
+                        r.validation_loss,
+                        r.quantisation_cp,
+                        r.seconds,
+                        r.positions as f64 / r.seconds.max(1e-3)
+                    );
+                    let _ = out.flush();
+                },
+            )?;
+            if reports == 0 && !stop.load(Ordering::SeqCst) {
+                writeln!(out, "{}: already trained to epoch {epochs}", path.display())?;
+            }
+            writeln!(
+                out,
+                "net: {} ({} bytes)",
+                path.display(),
+                kibitzer::nnue::FILE_BYTES
+            )?;
+        }
+        Command::Selfplay {
+            games,
+            out: path,
+            play,
+        } => {
+            use kibitzer::tools::selfplay::selfplay;
+            let opts = play.options(games)?;
             let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
             let stats = selfplay(&opts, &path, &|s| {
                 if tty {
@@ -731,7 +812,7 @@ fn analyze(
     let (hash, threads) = search_sizes(opts, hash, threads);
     let engine = EngineHandle::new(hash, threads);
     let mut config = SearchConfig::default();
-    kibitzer::game::apply_search_options(&mut config, opts);
+    kibitzer::game::apply_search_options(&mut config, opts).map_err(anyhow::Error::msg)?;
     engine.go(board, limits, config, sink);
     let r = rx.recv().context("the search ended without a result")?;
     writeln!(std::io::stdout(), "{}", best_line(&r))?;

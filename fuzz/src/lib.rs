@@ -509,6 +509,15 @@ pub fn learning_files(data: &[u8]) {
             assert_eq!(back, s, "training record round trip");
         }
     }
+    // A net file (`evaluation.net`): read or refused by name; one read writes
+    // back the same bytes and evaluates a position.
+    match kibitzer::nnue::Network::from_bytes(data, "fuzz") {
+        Ok(net) => {
+            assert_eq!(net.to_bytes(), data, "net file round trip");
+            let _ = net.evaluate(&kibitzer::chess::Board::startpos());
+        }
+        Err(e) => assert!(e.starts_with("fuzz: "), "{e}"),
+    }
 }
 
 /// An external engine's lines: the handshake, options, `info` and thinking lines

@@ -14,10 +14,18 @@ include!("bench_positions.rs");
 /// Depth used by `kibitzer bench` and the signature test.
 pub const BENCH_DEPTH: i32 = 11;
 
-/// Runs the bench; returns (total nodes, nodes per second).
-pub fn run_bench(depth: i32, out: &mut dyn Write) -> std::io::Result<(u64, u64)> {
+/// Runs the bench with the handcrafted evaluation, or with `net`; returns (total
+/// nodes, nodes per second).
+pub fn run_bench(
+    depth: i32,
+    net: Option<std::sync::Arc<crate::nnue::Network>>,
+    out: &mut dyn Write,
+) -> std::io::Result<(u64, u64)> {
     let engine = EngineHandle::new(16 << 20, 1);
-    let config = SearchConfig::default();
+    let config = SearchConfig {
+        net,
+        ..SearchConfig::default()
+    };
     let start = Instant::now();
     let mut total = 0u64;
     for (i, fen) in BENCH_FENS.iter().enumerate() {

@@ -152,6 +152,8 @@ pub struct SearchConfig {
     /// Depth from which helper threads join the search (`smpmin`).
     pub smp_min_depth: i32,
     pub eval: EvalParams,
+    /// The learned evaluation (`evaluation.net`); `None`: the handcrafted one.
+    pub net: Option<std::sync::Arc<crate::nnue::Network>>,
     /// Search quiet checking moves at the first quiescence ply.
     pub qsearch_checks: bool,
     /// Endgame tables: probe positions with at most this many pieces (0: never),
@@ -175,6 +177,7 @@ impl Default for SearchConfig {
             ponder: false,
             smp_min_depth: 1,
             eval: EvalParams::default(),
+            net: None,
             qsearch_checks: true,
             tb_probe_limit: 7,
             tb_probe_depth: 1,

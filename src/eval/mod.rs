@@ -187,6 +187,9 @@ pub struct Evaluator {
     params: EvalParams,
     engine_color: Option<Color>,
     pawns: PawnTable,
+    /// The same evaluation at the default knobs (made the first time a net needs
+    /// the knobs' share: see [`Evaluator::knob_deviation`]).
+    default_twin: Option<Box<Evaluator>>,
 }
 
 /// What one evaluation found besides the per-term values.
@@ -214,6 +217,7 @@ impl Evaluator {
             params: EvalParams::default(),
             engine_color: None,
             pawns: PawnTable::new(pawn_hash_bytes),
+            default_twin: None,
         }
     }
 
@@ -285,6 +289,23 @@ impl Evaluator {
             Color::White => sum.white,
             Color::Black => -sum.white,
         }
+    }
+
+    /// What the knobs add to a learned evaluation: this evaluation with the knobs as
+    /// set less the same at their defaults, for the side to move. Each term the knob
+    /// scales moves by (knob - 100) / 100 of itself (`asymmetry` by its share of the
+    /// opponent's king safety), so the defaults give 0 and the net plays alone.
+    pub fn knob_deviation(&mut self, board: &Board) -> i32 {
+        if self.params == EvalParams::default() {
+            return 0;
+        }
+        let engine_color = self.engine_color;
+        let twin = self
+            .default_twin
+            .get_or_insert_with(|| Box::new(Evaluator::new(1 << 16)));
+        twin.engine_color = engine_color;
+        let base = twin.evaluate(board);
+        self.evaluate(board) - base
     }
 
     /// The evaluation term by term (for `score`).

@@ -720,3 +720,31 @@ fn piece_and_threat_terms_fire_where_they_should() {
         3
     );
 }
+
+#[test]
+fn knob_deviation_is_what_the_knobs_add_to_a_net() {
+    // At the defaults a net plays alone; a moved knob adds exactly the change it
+    // makes to the handcrafted evaluation (so `kscale 150` adds half the king
+    // safety term again), for the side to move.
+    let mut ev = Evaluator::new(1 << 16);
+    let mut plain = Evaluator::new(1 << 16);
+    let boards = all_boards();
+    for b in boards.iter().step_by(37) {
+        assert_eq!(ev.knob_deviation(b), 0, "{}", b.to_fen());
+    }
+    let p = EvalParams {
+        kscale: 150,
+        ppscale: 60,
+        ..EvalParams::default()
+    };
+    ev.set_params(p);
+    let mut moved = 0;
+    for b in boards.iter().step_by(37) {
+        let mut with = Evaluator::new(1 << 16);
+        with.set_params(p);
+        let want = with.evaluate(b) - plain.evaluate(b);
+        assert_eq!(ev.knob_deviation(b), want, "{}", b.to_fen());
+        moved += (want != 0) as usize;
+    }
+    assert!(moved > 20, "the knobs moved only {moved} evaluations");
+}

@@ -237,6 +237,8 @@ pub struct Game {
     move_score: Option<i32>,
     /// The `egtpath` the tables were last loaded from (`None`: never configured).
     egt_path: Option<String>,
+    /// The `evaluation.net` last applied (`None` before the first `configure`).
+    net_spec: Option<String>,
     /// What `egtb` reports about the tables loaded.
     tables_report: Vec<String>,
     /// `cache` as last applied.
@@ -304,6 +306,7 @@ impl Game {
             result_reported: false,
             move_score: None,
             egt_path: None,
+            net_spec: None,
             tables_report: Vec::new(),
             cache_applied: None,
             notes: Vec::new(),
@@ -336,7 +339,22 @@ impl Game {
             }
             self.applied = sizes;
         }
-        apply_search_options(&mut self.config, opts);
+        let net_result = apply_search_options(&mut self.config, opts);
+        let spec = opts.str("evaluation.net").trim().to_string();
+        if self.net_spec.as_deref() != Some(spec.as_str()) {
+            let first = self.net_spec.is_none();
+            self.net_spec = Some(spec);
+            match (&net_result, &self.config.net) {
+                (Err(e), _) => self.notes.push(e.clone()),
+                (Ok(()), Some(n)) => self.notes.push(format!(
+                    "evaluation: the net {} ({} hidden)",
+                    n.source,
+                    crate::nnue::HIDDEN
+                )),
+                (Ok(()), None) if !first => self.notes.push("evaluation: handcrafted".into()),
+                _ => {}
+            }
+        }
         self.ponder = self.config.ponder;
         let st = opts.duration("st");
         self.st = (!st.is_zero()).then_some(st);
@@ -829,7 +847,10 @@ impl Drop for Game {
 /// at every `configure`; `kibitzer test` and `kibitzer analyze` apply it to the
 /// options given with `--set` and the environment, so a knob changes what they search
 /// as it does in play.
-pub fn apply_search_options(c: &mut SearchConfig, opts: &Options) {
+///
+/// A net that cannot be read leaves the handcrafted evaluation playing and is
+/// returned as the error (after every other setting is applied).
+pub fn apply_search_options(c: &mut SearchConfig, opts: &Options) -> Result<(), String> {
     c.draw_score = opts.int("drawscore") as i32;
     for name in crate::engine::Extensions::NAMES {
         let _ = c
@@ -849,4 +870,14 @@ pub fn apply_search_options(c: &mut SearchConfig, opts: &Options) {
     c.ponder = opts.bool("ponder");
     c.tb_probe_limit = opts.int("egtlimit") as u32;
     c.tb_probe_depth = opts.int("egtdepth") as i32;
+    match crate::nnue::Network::cached(opts.str("evaluation.net")) {
+        Ok(net) => {
+            c.net = net;
+            Ok(())
+        }
+        Err(e) => {
+            c.net = None;
+            Err(format!("{e}; the handcrafted evaluation plays"))
+        }
+    }
 }

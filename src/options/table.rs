@@ -143,6 +143,15 @@ pub static TABLE: &[Spec] = &[
         uci_name: None,
     },
     Spec {
+        name: "evaluation.net",
+        aliases: &["evalfile"],
+        kind: Kind::Str,
+        default: "",
+        help: "the learned evaluation: a net file of `kibitzer train`, `builtin` for the one compiled in, empty or `off` for the handcrafted evaluation; with a net the knobs below add (knob - 100)% of their terms",
+        fronts: front::ALL,
+        uci_name: Some("EvalFile"),
+    },
+    Spec {
         name: "evaluation.asymmetry",
         aliases: &[],
         kind: Kind::Int { min: -100, max: 100 },

@@ -271,7 +271,10 @@ pub fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
         "eval" => {
             let mut ev = crate::eval::Evaluator::new(1 << 16);
             ev.set_params(s.game.config().eval);
-            let text = ev.breakdown(s.game.board()).to_string();
+            let mut text = ev.breakdown(s.game.board()).to_string();
+            if let Some(net) = s.game.config().net.clone() {
+                text.push_str(&crate::nnue::score_lines(&net, &mut ev, s.game.board()));
+            }
             for l in text.lines() {
                 s.emit(l);
             }

@@ -113,12 +113,8 @@ impl Sample {
 pub struct DatagenOptions {
     /// Positions the file should hold at the end (counting those already in it).
     pub positions: u64,
-    pub nodes: u64,
-    pub openings: Option<std::path::PathBuf>,
-    pub random_plies: usize,
-    pub threads: usize,
-    pub seed: u64,
-    pub hash_mb: usize,
+    /// The games (their `games` is not read: the run plays until the target).
+    pub play: SelfplayOptions,
     /// Positions scored further than this from 0 (centipawns) are left out.
     pub max_score: i32,
 }
@@ -147,7 +143,7 @@ pub fn datagen(
     stop: &AtomicBool,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<DatagenStats> {
-    if opts.nodes == 0 {
+    if opts.play.nodes == 0 {
         bail!("--nodes 0: every move needs a search");
     }
     let mut file = std::fs::OpenOptions::new()
@@ -175,22 +171,18 @@ pub fn datagen(
     }
     let sink = Mutex::new((file, stats.clone()));
     // Another seed for every resumption: a resumed run plays other games.
-    let seed = opts.seed ^ stats.before.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let seed = opts.play.seed ^ stats.before.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let sp = SelfplayOptions {
         games: usize::MAX,
-        nodes: opts.nodes,
-        openings: opts.openings.clone(),
-        random_plies: opts.random_plies,
-        threads: opts.threads,
         seed,
-        hash_mb: opts.hash_mb,
+        ..opts.play.clone()
     };
     let games = selfplay::Games::new(&sp)?;
     std::thread::scope(|scope| -> Result<()> {
-        let handles: Vec<_> = (0..opts.threads.max(1))
+        let handles: Vec<_> = (0..opts.play.threads.max(1))
             .map(|_| {
                 scope.spawn(|| -> Result<()> {
-                    let engine = crate::engine::EngineHandle::new(opts.hash_mb << 20, 1);
+                    let engine = crate::engine::EngineHandle::new(opts.play.hash_mb << 20, 1);
                     while !stop.load(Ordering::SeqCst)
                         && have.load(Ordering::SeqCst) < opts.positions
                     {

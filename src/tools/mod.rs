@@ -7,4 +7,5 @@ pub mod epdtest;
 pub mod perft;
 pub mod progress;
 pub mod selfplay;
+pub mod train;
 pub mod tune;

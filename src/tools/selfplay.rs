@@ -34,6 +34,8 @@ pub struct SelfplayOptions {
     pub threads: usize,
     pub seed: u64,
     pub hash_mb: usize,
+    /// The evaluation both sides play with (`None`: the handcrafted one).
+    pub net: Option<std::sync::Arc<crate::nnue::Network>>,
 }
 
 /// Totals of a run.
@@ -93,6 +95,7 @@ pub struct Games {
     random_plies: usize,
     nodes: u64,
     seed: u64,
+    net: Option<std::sync::Arc<crate::nnue::Network>>,
     next: AtomicUsize,
 }
 
@@ -116,6 +119,7 @@ impl Games {
             random_plies: opts.random_plies,
             nodes: opts.nodes,
             seed: opts.seed,
+            net: opts.net.clone(),
             next: AtomicUsize::new(0),
         })
     }
@@ -143,7 +147,15 @@ impl Games {
             }
         };
         let mut rng = Rng::new(self.seed ^ (n as u64).wrapping_mul(0x2545_F491));
-        play(engine, &opening, self.nodes, &mut rng, n, searched)
+        play(
+            engine,
+            &opening,
+            self.nodes,
+            self.net.clone(),
+            &mut rng,
+            n,
+            searched,
+        )
     }
 
     /// Plays the next game (see `play`).
@@ -217,6 +229,7 @@ fn play(
     engine: &EngineHandle,
     opening: &PgnGame,
     nodes: u64,
+    net: Option<std::sync::Arc<crate::nnue::Network>>,
     rng: &mut Rng,
     number: usize,
     searched: &mut dyn FnMut(&Board, &SearchResult),
@@ -234,6 +247,7 @@ fn play(
     engine.new_game();
     let config = SearchConfig {
         move_overhead: std::time::Duration::ZERO,
+        net,
         ..Default::default()
     };
     let mut win_run = (Color::White, 0usize);

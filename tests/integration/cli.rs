@@ -1028,3 +1028,103 @@ fn datagen_writes_filtered_positions_and_resumes() {
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("--nodes 0"), "{r}");
 }
+
+/// The learned evaluation from end to end: `datagen`, `train` (epochs reported,
+/// the net and its checkpoint written, a second run goes on from it), then the
+/// net in play: `bench` with it is repeatable and differs from the handcrafted
+/// bench, `score` shows the net under the handcrafted table, and a net that cannot
+/// be read is named.
+#[test]
+fn datagen_train_and_the_net_in_the_engine() {
+    let dir = temp_dir("train");
+    let data = dir.join("data.kbd");
+    let net = dir.join("net.knn");
+    let (d, n) = (data.to_str().unwrap(), net.to_str().unwrap());
+    let r = run_with(
+        &[
+            "datagen",
+            "--positions",
+            "800",
+            "--nodes",
+            "300",
+            "--threads",
+            "1",
+            "--out",
+            d,
+        ],
+        "",
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, Some(0), "{r}");
+    let train = |epochs: &str| {
+        run_with(
+            &[
+                "train", "--data", d, "--out", n, "--epochs", epochs, "--batch", "128",
+            ],
+            "",
+            &[],
+            Duration::from_secs(120),
+        )
+    };
+    let r = train("2");
+    assert_eq!(r.code, Some(0), "{r}");
+    assert!(r.stdout.contains("0 malformed records"), "{r}");
+    assert!(
+        r.stdout.contains("epoch   1  train loss") && r.stdout.contains("epoch   2  train loss"),
+        "{r}"
+    );
+    assert_eq!(
+        std::fs::metadata(&net).unwrap().len() as usize,
+        kibitzer::nnue::FILE_BYTES
+    );
+    let r = train("3");
+    assert!(r.stdout.contains("going on from"), "{r}");
+    assert!(
+        !r.stdout.contains("epoch   2 ") && r.stdout.contains("epoch   3  train loss"),
+        "{r}"
+    );
+    let set = format!("evaluation.net={n}");
+    let bench = |with_net: bool| {
+        let mut args = vec!["bench", "5"];
+        if with_net {
+            args = vec!["--set", &set, "bench", "5"];
+        }
+        let r = run_with(&args, "", &[], Duration::from_secs(120));
+        assert_eq!(r.code, Some(0), "{r}");
+        r.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let (a, b, hce) = (bench(true), bench(true), bench(false));
+    assert_eq!(a, b, "the same nodes every run with the net");
+    assert_ne!(
+        a, hce,
+        "the net searches otherwise than the handcrafted evaluation"
+    );
+    let r = run_with(
+        &["--set", &set, "--no-rc"],
+        "score\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    assert!(
+        r.stdout.contains("White's point of view")
+            && r.stdout.contains(&format!("net {n} (128 hidden)"))
+            && r.stdout
+                .contains("knobs' share of the handcrafted terms: +0.00"),
+        "{r}"
+    );
+    let r = run(&["--set", "evaluation.net=/nonexistent/x.knn", "bench", "3"]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("cannot read /nonexistent/x.knn"), "{r}");
+    let r = run(&["--set", &format!("evaluation.net={d}"), "bench", "3"]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("not a kibitzer net file"), "{r}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,7 +15,7 @@ fn bench_signature_matches_committed_file() {
         .expect("bench.sig holds a number");
     let mut sink = Vec::new();
     let (nodes, _) =
-        kibitzer::engine::bench::run_bench(kibitzer::engine::bench::BENCH_DEPTH, &mut sink)
+        kibitzer::engine::bench::run_bench(kibitzer::engine::bench::BENCH_DEPTH, None, &mut sink)
             .unwrap();
     assert_eq!(
         nodes, expected,

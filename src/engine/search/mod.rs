@@ -22,6 +22,7 @@ use super::tt::{TranspositionTable, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER};
 use crate::chess::{Board, Color, Move, MoveList, PieceType, Rank};
 use crate::egtb::{Tablebase, Wdl};
 use crate::eval::{Evaluator, PIECE_VALUES};
+use crate::nnue::AccumulatorStack;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -135,6 +136,8 @@ pub struct Worker {
     pub id: usize,
     pub board: Board,
     pub eval: Evaluator,
+    /// The net's accumulators along the line (with `evaluation.net` only).
+    nnue: Option<AccumulatorStack>,
     pub hist: Histories,
     stack: Vec<Frame>,
     pv: Vec<[Move; MAX_PLY + 1]>,
@@ -173,6 +176,7 @@ impl Worker {
             id,
             board: Board::startpos(),
             eval: Evaluator::new(pawn_hash_bytes),
+            nnue: None,
             hist: Histories::new(),
             stack: vec![Frame::default(); MAX_PLY + 2 * STACK_OFFSET + 4],
             pv: vec![[Move::NULL; MAX_PLY + 1]; MAX_PLY + 2],
@@ -248,6 +252,21 @@ impl Worker {
         self.config = config.clone();
         self.eval.set_params(config.eval);
         self.eval.set_engine_color(Some(board.side_to_move()));
+        match &config.net {
+            Some(net) => {
+                if !self
+                    .nnue
+                    .as_ref()
+                    .is_some_and(|s| Arc::ptr_eq(s.net(), net))
+                {
+                    self.nnue = Some(AccumulatorStack::new(net.clone()));
+                }
+                if let Some(s) = self.nnue.as_mut() {
+                    s.reset(&self.board);
+                }
+            }
+            None => self.nnue = None,
+        }
         self.budget = budget;
         self.start = start;
         self.soft_stop_at = budget.map(|b| b.soft);
@@ -444,13 +463,56 @@ impl Worker {
             return Some(-MATE + ply as i32);
         }
         if ply >= MAX_PLY - 2 {
-            return Some(if in_check {
-                0
-            } else {
-                self.eval.evaluate(&self.board)
-            });
+            return Some(if in_check { 0 } else { self.static_eval() });
         }
         None
+    }
+
+    /// Makes a move on the board and the net's accumulators.
+    #[inline(always)]
+    fn make(&mut self, m: Move) {
+        if let Some(s) = self.nnue.as_mut() {
+            s.push(&self.board, m);
+        }
+        self.board.make_move(m);
+    }
+
+    #[inline(always)]
+    fn unmake(&mut self) {
+        self.board.unmake_move();
+        if let Some(s) = self.nnue.as_mut() {
+            s.pop();
+        }
+    }
+
+    #[inline(always)]
+    fn make_null(&mut self) {
+        if let Some(s) = self.nnue.as_mut() {
+            s.push_null();
+        }
+        self.board.make_null_move();
+    }
+
+    #[inline(always)]
+    fn unmake_null(&mut self) {
+        self.board.unmake_null_move();
+        if let Some(s) = self.nnue.as_mut() {
+            s.pop();
+        }
+    }
+
+    /// The static evaluation for the side to move: the net with the knobs' share
+    /// of the handcrafted terms on top (`evaluation.net`), else the handcrafted one.
+    #[inline(always)]
+    fn static_eval(&mut self) -> i32 {
+        match self.nnue.as_mut() {
+            None => self.eval.evaluate(&self.board),
+            Some(s) => {
+                let v =
+                    s.evaluate(self.board.side_to_move()) + self.eval.knob_deviation(&self.board);
+                v.clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL)
+            }
+        }
     }
 
     #[inline(always)]

@@ -115,7 +115,7 @@ impl Worker {
             let raw = if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX {
                 h.eval
             } else {
-                self.eval.evaluate(&self.board)
+                self.static_eval()
             };
             let se = self.correct(&corr_keys, raw);
             let mut e = se;
@@ -131,7 +131,7 @@ impl Worker {
             let se = self.stack[si].static_eval;
             (se, se, se)
         } else {
-            let raw = self.eval.evaluate(&self.board);
+            let raw = self.static_eval();
             let se = self.correct(&corr_keys, raw);
             (raw, se, se)
         };
@@ -174,9 +174,9 @@ impl Worker {
                 self.stack[si].cont = CONT_NONE;
                 self.stack[si].capture_to = None;
                 self.stack[si + 1].double_exts = self.stack[si].double_exts;
-                self.board.make_null_move();
+                self.make_null();
                 let v = -self.negamax(-beta, -beta + 1, depth - r, ply + 1, !cut_node, false);
-                self.board.unmake_null_move();
+                self.unmake_null();
                 if self.stopped {
                     return 0;
                 }
@@ -384,7 +384,7 @@ impl Worker {
             self.stack[si].capture_to = if is_capture { Some(m.to()) } else { None };
             self.stack[si + 1].double_exts = self.stack[si].double_exts + (ext >= 2) as u8;
             let nodes_before = self.nodes;
-            self.board.make_move(m);
+            self.make(m);
             self.tt().prefetch(self.board.key());
             moves_searched += 1;
             let new_depth = depth - 1 + ext;
@@ -437,7 +437,7 @@ impl Worker {
                     v = -self.negamax(-beta, -alpha, new_depth, ply + 1, false, true);
                 }
             }
-            self.board.unmake_move();
+            self.unmake();
             if self.stopped {
                 return 0;
             }

@@ -57,7 +57,7 @@ impl Worker {
         } else {
             raw_eval = match hit {
                 Some(h) if h.eval != NO_EVAL && h.eval.abs() < MATE_IN_MAX => h.eval,
-                _ => self.eval.evaluate(&self.board),
+                _ => self.static_eval(),
             };
             static_eval = self.correct(&CorrKeys::of(&self.board), raw_eval);
             best = static_eval;
@@ -177,10 +177,10 @@ impl Worker {
         self.stack[si].mv = m;
         self.stack[si].cont = cur;
         self.stack[si].capture_to = if m.is_capture() { Some(m.to()) } else { None };
-        self.board.make_move(m);
+        self.make(m);
         self.tt().prefetch(self.board.key());
         let v = -self.qsearch(-beta, -node.alpha, ply + 1, pv_node, qdepth + 1);
-        self.board.unmake_move();
+        self.unmake();
         if self.stopped {
             return QStep::Stopped;
         }

@@ -220,7 +220,10 @@ pub(super) fn cmd_perft(c: &mut Con, _: &str, rest: &str) -> Res {
 pub(super) fn cmd_score(c: &mut Con, _: &str, _: &str) -> Res {
     let mut ev = crate::eval::Evaluator::new(1 << 16);
     ev.set_params(c.s.game.config().eval);
-    let text = ev.breakdown(c.s.game.board()).to_string();
+    let mut text = ev.breakdown(c.s.game.board()).to_string();
+    if let Some(net) = c.s.game.config().net.clone() {
+        text.push_str(&crate::nnue::score_lines(&net, &mut ev, c.s.game.board()));
+    }
     c.emit_text(&text);
     Ok(())
 }

@@ -1,0 +1,298 @@
+//! The learned evaluation: a small efficiently-updatable network of our own,
+//! trained by `kibitzer train` on the engine's self-play positions
+//! (`kibitzer datagen`).
+//!
+//! Shape: 768 inputs per perspective (12 pieces x 64 squares, seen from that side:
+//! "ours" first, squares flipped for Black), one shared layer of [`HIDDEN`]
+//! neurons (the accumulator, updated move by move), a clipped ReLU, and one output
+//! from the side to move's half followed by the other side's half. Integer
+//! arithmetic only: the accumulator in `i16` (weights x [`QA`]), the output in
+//! `i32` (output weights x [`QB`]), so every CPU and every SIMD path gives the same
+//! number, and the same bench signature.
+//!
+//! The net file (`.knn`), little-endian:
+//!
+//! | bytes | field |
+//! |---|---|
+//! | 0-7 | magic `KBZNET01` |
+//! | 8-11 | hidden size (u32, must be [`HIDDEN`]) |
+//! | 12-15 | output scale (u32, [`SCALE`]) |
+//! | 16-19 | QA (u32), 20-23 QB (u32) |
+//! | then | feature weights, i16, 768 x hidden, by feature then neuron |
+//! | then | feature biases, i16, hidden |
+//! | then | output weights, i16, 2 x hidden (side to move's half first) |
+//! | then | output bias, i32 (x QA x QB) |
+//! | last 8 | FNV-1a 64 of everything before |
+
+mod accumulator;
+pub mod simd;
+
+pub use accumulator::{AccumulatorStack, Delta};
+
+use crate::chess::{Board, Color};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Inputs per perspective.
+pub const INPUTS: usize = 768;
+/// Neurons in the accumulator (per perspective).
+pub const HIDDEN: usize = 128;
+/// Centipawns per unit of the float output (the trainer's sigmoid scale too).
+pub const SCALE: i32 = 400;
+/// Quantisation of the feature weights and the accumulator.
+pub const QA: i32 = 255;
+/// Quantisation of the output weights.
+pub const QB: i32 = 256;
+/// The largest magnitude a float feature or output weight may take, so its
+/// quantised value fits (the trainer clips to this).
+pub const WEIGHT_CLIP: f32 = 1.98;
+
+const MAGIC: &[u8; 8] = b"KBZNET01";
+const HEADER: usize = 24;
+
+/// Bytes of a net file.
+pub const FILE_BYTES: usize = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4 + 8;
+
+/// The input index of `piece` (0-11: White pawn to king, then Black) on `sq`
+/// (0 = a1) as `persp` sees it: its own pieces first, the board flipped for Black.
+#[inline(always)]
+pub fn feature(persp: Color, piece: usize, sq: usize) -> usize {
+    match persp {
+        Color::White => piece * 64 + sq,
+        Color::Black => ((piece + 6) % 12) * 64 + (sq ^ 56),
+    }
+}
+
+/// The accumulator: one half per perspective (White's first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    pub v: [[i16; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            v: [[0; HIDDEN]; 2],
+        }
+    }
+}
+
+/// A quantised network.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    /// `INPUTS x HIDDEN`, by feature.
+    pub ft_w: Vec<i16>,
+    pub ft_b: Vec<i16>,
+    /// `2 x HIDDEN`: the side to move's half, then the other's.
+    pub out_w: Vec<i16>,
+    pub out_b: i32,
+    /// Where it came from (a path or `builtin`), for `score` and the logs.
+    pub source: String,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({}, {} hidden)", self.source, HIDDEN)
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The net compiled into the program (`evaluation.net=builtin`), if one is.
+pub static BUILTIN: Option<&[u8]> = None;
+
+impl Network {
+    /// Reads a net file's bytes, or says what is wrong with them.
+    pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Network, String> {
+        if bytes.len() < HEADER || &bytes[0..8] != MAGIC {
+            return Err(format!(
+                "{source}: not a kibitzer net file (no {} header)",
+                String::from_utf8_lossy(MAGIC)
+            ));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+        let (hidden, scale, qa, qb) = (u32_at(8), u32_at(12), u32_at(16), u32_at(20));
+        if hidden as usize != HIDDEN || scale as i32 != SCALE || qa as i32 != QA || qb as i32 != QB
+        {
+            return Err(format!(
+                "{source}: a net of {hidden} hidden, scale {scale}, QA {qa}, QB {qb}; this \
+                 program reads {HIDDEN}, {SCALE}, {QA}, {QB}"
+            ));
+        }
+        if bytes.len() != FILE_BYTES {
+            return Err(format!(
+                "{source}: {} bytes, a net file is {FILE_BYTES}",
+                bytes.len()
+            ));
+        }
+        let body = FILE_BYTES - 8;
+        let sum = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+        if fnv1a(&bytes[..body]) != sum {
+            return Err(format!("{source}: checksum mismatch (a damaged net file)"));
+        }
+        let mut at = HEADER;
+        let mut i16s = |n: usize| -> Vec<i16> {
+            let v = bytes[at..at + 2 * n]
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            at += 2 * n;
+            v
+        };
+        let ft_w = i16s(INPUTS * HIDDEN);
+        let ft_b = i16s(HIDDEN);
+        let out_w = i16s(2 * HIDDEN);
+        let out_b = i32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let net = Network {
+            ft_w,
+            ft_b,
+            out_w,
+            out_b,
+            source: source.to_string(),
+        };
+        net.check_range()?;
+        Ok(net)
+    }
+
+    /// The accumulator cannot overflow: with 32 pieces on the board, no neuron's sum
+    /// of bias and weights leaves `i16`.
+    fn check_range(&self) -> Result<(), String> {
+        for n in 0..HIDDEN {
+            let mut hi: Vec<i32> = (0..INPUTS)
+                .map(|f| (self.ft_w[f * HIDDEN + n] as i32).abs())
+                .collect();
+            hi.sort_unstable_by(|a, b| b.cmp(a));
+            let worst: i32 = hi.iter().take(32).sum::<i32>() + (self.ft_b[n] as i32).abs();
+            if worst > i16::MAX as i32 {
+                return Err(format!(
+                    "{}: neuron {n} could overflow the accumulator ({worst})",
+                    self.source
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of its net file.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(FILE_BYTES);
+        out.extend_from_slice(MAGIC);
+        for v in [HIDDEN as u32, SCALE as u32, QA as u32, QB as u32] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for v in self.ft_w.iter().chain(&self.ft_b).chain(&self.out_w) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&self.out_b.to_le_bytes());
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Loads a net file, or the compiled-in net for `builtin`.
+    pub fn load(spec: &str) -> Result<Arc<Network>, String> {
+        if spec == "builtin" {
+            let bytes = BUILTIN.ok_or("this program has no net compiled in (evaluation.net)")?;
+            return Network::from_bytes(bytes, "builtin").map(Arc::new);
+        }
+        let bytes = std::fs::read(Path::new(spec))
+            .map_err(|e| format!("evaluation.net: cannot read {spec}: {e}"))?;
+        Network::from_bytes(&bytes, spec).map(Arc::new)
+    }
+
+    /// The net `evaluation.net` names: `None` for the handcrafted evaluation (empty
+    /// or `off`), else the net, read once and kept while the file stays the same
+    /// (its size and modification time).
+    pub fn cached(spec: &str) -> Result<Option<Arc<Network>>, String> {
+        use std::sync::Mutex;
+        type Key = (String, Option<(u64, std::time::SystemTime)>);
+        static CACHE: Mutex<Option<(Key, Arc<Network>)>> = Mutex::new(None);
+        let spec = spec.trim();
+        if spec.is_empty() || spec.eq_ignore_ascii_case("off") {
+            return Ok(None);
+        }
+        let stamp = std::fs::metadata(spec)
+            .ok()
+            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let key = (spec.to_string(), stamp);
+        let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((k, net)) = c.as_ref() {
+            if *k == key {
+                return Ok(Some(net.clone()));
+            }
+        }
+        let net = Network::load(spec)?;
+        *c = Some((key, net.clone()));
+        Ok(Some(net))
+    }
+
+    /// The accumulator of `board`, from scratch.
+    pub fn refresh(&self, board: &Board) -> Accumulator {
+        let mut acc = Accumulator::default();
+        for (persp, half) in [Color::White, Color::Black]
+            .into_iter()
+            .zip(acc.v.iter_mut())
+        {
+            half.copy_from_slice(&self.ft_b);
+            for sq in board.occupied() {
+                let p = board.piece_at(sq).expect("occupied").index();
+                let f = feature(persp, p, sq.index());
+                simd::add(half, &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN]);
+            }
+        }
+        acc
+    }
+
+    /// The evaluation in centipawns for the side to move, from an accumulator.
+    #[inline]
+    pub fn output(&self, acc: &Accumulator, stm: Color) -> i32 {
+        let (us, them) = match stm {
+            Color::White => (&acc.v[0], &acc.v[1]),
+            Color::Black => (&acc.v[1], &acc.v[0]),
+        };
+        let sum = simd::crelu_dot(us, &self.out_w[..HIDDEN])
+            + simd::crelu_dot(them, &self.out_w[HIDDEN..]);
+        let out = (sum as i64 + self.out_b as i64) * SCALE as i64 / (QA * QB) as i64;
+        out.clamp(
+            -(crate::eval::MAX_EVAL as i64),
+            crate::eval::MAX_EVAL as i64,
+        ) as i32
+    }
+
+    /// The evaluation of `board` for the side to move, from scratch.
+    pub fn evaluate(&self, board: &Board) -> i32 {
+        self.output(&self.refresh(board), board.side_to_move())
+    }
+}
+
+/// The lines `score` adds under the handcrafted table when a net plays: the net's
+/// value, the knobs' share of the handcrafted terms, and their sum (what the
+/// search uses), in pawns from White's view.
+pub fn score_lines(net: &Network, ev: &mut crate::eval::Evaluator, board: &Board) -> String {
+    let white = |v: i32| match board.side_to_move() {
+        Color::White => v,
+        Color::Black => -v,
+    };
+    let pawns = |v: i32| format!("{:+.2}", v as f64 / 100.0);
+    let n = net.evaluate(board);
+    let k = ev.knob_deviation(board);
+    let used = (n + k).clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL);
+    format!(
+        "net {} ({HIDDEN} hidden): {}\nknobs' share of the handcrafted terms: {}\nevaluation (net + knobs, White's view): {}\n",
+        net.source,
+        pawns(white(n)),
+        pawns(white(k)),
+        pawns(white(used))
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,202 @@
+//! The net: incremental accumulators against a refresh from scratch over every
+//! kind of move, the SIMD copies against the plain one, the file format, colour
+//! symmetry.
+
+use super::simd::{self, Level};
+use super::*;
+use crate::chess::{Board, Move};
+
+struct Xs(u64);
+
+impl Xs {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn range(&mut self, lo: i32, hi: i32) -> i32 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i32
+    }
+}
+
+/// A net with random weights small enough for any position.
+pub(crate) fn random_net(seed: u64) -> Network {
+    let mut x = Xs(seed | 1);
+    Network {
+        ft_w: (0..INPUTS * HIDDEN)
+            .map(|_| x.range(-400, 400) as i16)
+            .collect(),
+        ft_b: (0..HIDDEN).map(|_| x.range(-300, 300) as i16).collect(),
+        out_w: (0..2 * HIDDEN).map(|_| x.range(-127, 127) as i16).collect(),
+        out_b: x.range(-100_000, 100_000),
+        source: "random".into(),
+    }
+}
+
+/// Walks every line `depth` plies deep, checking the incremental accumulator
+/// against a refresh at every node.
+fn walk(net: &Network, stack: &mut AccumulatorStack, b: &mut Board, depth: u32, n: &mut u64) {
+    assert_eq!(
+        stack.current(),
+        &net.refresh(b),
+        "after {:?} at {}",
+        b.to_fen(),
+        depth
+    );
+    *n += 1;
+    if depth == 0 {
+        return;
+    }
+    let moves: Vec<Move> = b.legal_moves().iter().copied().collect();
+    for m in moves {
+        stack.push(b, m);
+        b.make_move(m);
+        walk(net, stack, b, depth - 1, n);
+        b.unmake_move();
+        stack.pop();
+    }
+    if !b.in_check() {
+        stack.push_null();
+        b.make_null_move();
+        assert_eq!(stack.current(), &net.refresh(b));
+        b.unmake_null_move();
+        stack.pop();
+    }
+}
+
+#[test]
+fn incremental_accumulators_equal_a_refresh_for_every_kind_of_move() {
+    let net = Arc::new(random_net(7));
+    let mut total = 0;
+    for fen in [
+        // Castling both ways for both sides, captures, en passant.
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        // Promotions with and without capture, for both sides.
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+    ] {
+        let mut b = Board::from_fen(fen).unwrap();
+        let mut stack = AccumulatorStack::new(net.clone());
+        stack.reset(&b);
+        walk(&net, &mut stack, &mut b, 3, &mut total);
+        assert_eq!(stack.evaluate(b.side_to_move()), net.evaluate(&b), "{fen}");
+    }
+    assert!(total > 10_000, "{total} nodes");
+}
+
+#[test]
+fn every_simd_copy_gives_the_plain_result() {
+    let levels = Level::available();
+    let mut x = Xs(0xDEAD_BEEF);
+    for round in 0..200 {
+        // Extremes too: the sums wrap the same way everywhere.
+        let big = if round % 10 == 0 { 32767 } else { 600 };
+        let acc: Vec<i16> = (0..HIDDEN).map(|_| x.range(-big, big) as i16).collect();
+        let rows: Vec<Vec<i16>> = (0..4)
+            .map(|_| (0..HIDDEN).map(|_| x.range(-big, big) as i16).collect())
+            .collect();
+        let w: Vec<i16> = (0..HIDDEN).map(|_| x.range(-32767, 32767) as i16).collect();
+        let plain_dot = simd::crelu_dot_with(Level::Scalar, &acc, &w);
+        let mut plain = acc.clone();
+        simd::update_with(
+            Level::Scalar,
+            &mut plain,
+            &[&rows[0], &rows[1]],
+            &[&rows[2], &rows[3]],
+        );
+        for &l in &levels {
+            assert_eq!(simd::crelu_dot_with(l, &acc, &w), plain_dot, "{}", l.name());
+            let mut a = acc.clone();
+            simd::update_with(l, &mut a, &[&rows[0], &rows[1]], &[&rows[2], &rows[3]]);
+            assert_eq!(a, plain, "{}", l.name());
+        }
+    }
+    // The dot product really clips: negative inputs count 0, large ones QA.
+    let acc = [-5i16, 0, 100, 1000].repeat(HIDDEN / 4);
+    let w = vec![1i16; HIDDEN];
+    for &l in &levels {
+        assert_eq!(
+            simd::crelu_dot_with(l, &acc, &w),
+            (HIDDEN / 4) as i32 * (100 + QA)
+        );
+    }
+}
+
+#[test]
+fn net_files_round_trip_and_damage_is_named() {
+    let net = random_net(3);
+    let bytes = net.to_bytes();
+    assert_eq!(bytes.len(), FILE_BYTES);
+    let back = Network::from_bytes(&bytes, "x").unwrap();
+    assert_eq!(back.ft_w, net.ft_w);
+    assert_eq!(back.ft_b, net.ft_b);
+    assert_eq!(back.out_w, net.out_w);
+    assert_eq!(back.out_b, net.out_b);
+    let mut bad = bytes.clone();
+    bad[1000] ^= 1;
+    assert!(Network::from_bytes(&bad, "x")
+        .unwrap_err()
+        .contains("checksum"));
+    assert!(Network::from_bytes(&bytes[..500], "x")
+        .unwrap_err()
+        .contains("bytes"));
+    assert!(Network::from_bytes(b"hello", "x")
+        .unwrap_err()
+        .contains("not a kibitzer net"));
+    let mut other = bytes.clone();
+    other[8] = 0; // hidden size 0
+    assert!(Network::from_bytes(&other, "x")
+        .unwrap_err()
+        .contains("this program reads"));
+    // Weights whose sum could overflow the accumulator are refused.
+    let mut wild = random_net(3);
+    for f in 0..INPUTS {
+        wild.ft_w[f * HIDDEN + 5] = 2000;
+    }
+    let e = Network::from_bytes(&wild.to_bytes(), "wild").unwrap_err();
+    assert!(e.contains("neuron 5 could overflow"), "{e}");
+    let dir = std::env::temp_dir().join(format!("kbz-net-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("n.knn");
+    std::fs::write(&p, &bytes).unwrap();
+    assert_eq!(Network::load(p.to_str().unwrap()).unwrap().ft_w, net.ft_w);
+    assert!(Network::load(dir.join("none.knn").to_str().unwrap())
+        .unwrap_err()
+        .contains("cannot read"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_net_sees_both_colours_alike() {
+    // Each side's half is read from its own point of view, so a position and its
+    // colour-mirrored twin (the other side to move) evaluate the same.
+    let net = random_net(11);
+    for fen in [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w - - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1",
+    ] {
+        let b = Board::from_fen(fen).unwrap();
+        let rows: Vec<&str> = fen.split(' ').next().unwrap().split('/').rev().collect();
+        let flipped: String = rows
+            .join("/")
+            .chars()
+            .map(|c| {
+                if c.is_ascii_uppercase() {
+                    c.to_ascii_lowercase()
+                } else {
+                    c.to_ascii_uppercase()
+                }
+            })
+            .collect();
+        let stm = if b.side_to_move() == Color::White {
+            "b"
+        } else {
+            "w"
+        };
+        let m = Board::from_fen(&format!("{flipped} {stm} - - 0 1")).unwrap();
+        assert_eq!(net.evaluate(&b), net.evaluate(&m), "{fen}");
+    }
+}

@@ -1,0 +1,533 @@
+//! `kibitzer train`: fits the net of `crate::nnue` to `kibitzer datagen`'s
+//! positions. Floating point while training (f32), Adam, the batch's gradient
+//! shared out over threads; each epoch ends with a checkpoint (weights and Adam's
+//! moments: a run stopped at any moment goes on from the last epoch when started
+//! again with the same output) and the quantised net file.
+//!
+//! The loss: the squared difference between sigmoid(net) and a blend of
+//! sigmoid(score / 400) (the search's score) and the game's result, both from
+//! the side to move's view: `lambda` x score + (1 - lambda) x result.
+
+use crate::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
+use crate::tools::datagen::RECORD;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Settings of a run.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    pub data: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub epochs: usize,
+    pub batch: usize,
+    pub lr: f32,
+    /// The learning rate is multiplied by this at `lr_drop_at` (a fraction of the epochs).
+    pub lr_drop: f32,
+    pub lr_drop_at: f32,
+    /// Weight of the search's score against the result (0-1).
+    pub lambda: f32,
+    pub threads: usize,
+    pub seed: u64,
+    /// Positions kept aside to measure the loss on (every `1/validation`-th).
+    pub validation: usize,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            data: Vec::new(),
+            out: PathBuf::from("kibitzer.knn"),
+            epochs: 20,
+            batch: 16384,
+            lr: 0.001,
+            lr_drop: 0.1,
+            lr_drop_at: 0.75,
+            lambda: 0.7,
+            threads: 2,
+            seed: 1,
+            validation: 50,
+        }
+    }
+}
+
+/// What one epoch measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EpochReport {
+    pub epoch: usize,
+    pub train_loss: f64,
+    pub validation_loss: f64,
+    /// Mean |quantised - float| evaluation on the validation positions, centipawns.
+    pub quantisation_cp: f64,
+    pub seconds: f64,
+    pub positions: usize,
+}
+
+// Parameter layout in one flat vector.
+const FT_W: usize = 0;
+const FT_B: usize = FT_W + INPUTS * HIDDEN;
+const OUT_W: usize = FT_B + HIDDEN;
+const OUT_B: usize = OUT_W + 2 * HIDDEN;
+const N_PARAMS: usize = OUT_B + 1;
+
+/// One decoded training position.
+struct Pos {
+    /// Inputs as White sees them and as Black does (same order).
+    feats: [[u16; 32]; 2],
+    n: usize,
+    /// 0 White to move, 1 Black.
+    stm: usize,
+    /// The training target, the side to move's view, in [0, 1].
+    target: f32,
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Decodes a record (as `datagen::Sample::decode` would accept it), or `None`.
+fn decode(rec: &[u8], lambda: f32) -> Option<Pos> {
+    let occ = u64::from_le_bytes(rec[0..8].try_into().ok()?);
+    if occ.count_ones() > 32 || rec[26] > 2 || rec[27] > 1 {
+        return None;
+    }
+    let mut p = Pos {
+        feats: [[0; 32]; 2],
+        n: 0,
+        stm: rec[27] as usize,
+        target: 0.0,
+    };
+    let mut bits = occ;
+    while bits != 0 {
+        let sq = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let code = ((rec[8 + p.n / 2] >> (4 * (p.n % 2))) & 15) as usize;
+        if code > 11 {
+            return None;
+        }
+        p.feats[0][p.n] = nnue::feature(crate::chess::Color::White, code, sq) as u16;
+        p.feats[1][p.n] = nnue::feature(crate::chess::Color::Black, code, sq) as u16;
+        p.n += 1;
+    }
+    let white_score = i16::from_le_bytes([rec[24], rec[25]]) as f32;
+    let white_result = rec[26] as f32 / 2.0;
+    let (score, result) = if p.stm == 0 {
+        (white_score, white_result)
+    } else {
+        (-white_score, 1.0 - white_result)
+    };
+    p.target = lambda * sigmoid(score / nnue::SCALE as f32) + (1.0 - lambda) * result;
+    Some(p)
+}
+
+/// The float network.
+pub struct Model {
+    pub w: Vec<f32>,
+}
+
+struct Forward {
+    h: [[f32; HIDDEN]; 2],
+    out: f32,
+}
+
+impl Model {
+    fn new(seed: u64) -> Model {
+        let mut rng = Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B);
+        let mut w = vec![0f32; N_PARAMS];
+        let ft = 1.0 / (32f32).sqrt();
+        for x in &mut w[FT_W..FT_B] {
+            *x = rng.uniform() * ft;
+        }
+        let out = 1.0 / ((2 * HIDDEN) as f32).sqrt();
+        for x in &mut w[OUT_W..OUT_B] {
+            *x = rng.uniform() * out;
+        }
+        Model { w }
+    }
+
+    fn forward(&self, p: &Pos) -> Forward {
+        let mut h = [[0f32; HIDDEN]; 2];
+        for (persp, hp) in h.iter_mut().enumerate() {
+            hp.copy_from_slice(&self.w[FT_B..OUT_W]);
+            for &f in &p.feats[persp][..p.n] {
+                let row = &self.w[FT_W + f as usize * HIDDEN..FT_W + (f as usize + 1) * HIDDEN];
+                for (a, b) in hp.iter_mut().zip(row) {
+                    *a += b;
+                }
+            }
+        }
+        let (us, them) = (p.stm, 1 - p.stm);
+        let mut out = self.w[OUT_B];
+        let (w_us, w_them) = self.w[OUT_W..OUT_B].split_at(HIDDEN);
+        for (i, (a, b)) in w_us.iter().zip(w_them).enumerate() {
+            out += a * h[us][i].clamp(0.0, 1.0) + b * h[them][i].clamp(0.0, 1.0);
+        }
+        Forward { h, out }
+    }
+
+    /// Adds the gradient of this position's loss to `g`; returns the loss.
+    fn backward(&self, p: &Pos, g: &mut [f32]) -> f32 {
+        let fw = self.forward(p);
+        let pred = sigmoid(fw.out);
+        let err = pred - p.target;
+        let d = 2.0 * err * pred * (1.0 - pred);
+        g[OUT_B] += d;
+        let (us, them) = (p.stm, 1 - p.stm);
+        let mut dh = [[0f32; HIDDEN]; 2];
+        for (half, persp) in [(0usize, us), (1, them)] {
+            for i in 0..HIDDEN {
+                let h = fw.h[persp][i];
+                g[OUT_W + half * HIDDEN + i] += d * h.clamp(0.0, 1.0);
+                if h > 0.0 && h < 1.0 {
+                    dh[persp][i] = d * self.w[OUT_W + half * HIDDEN + i];
+                }
+            }
+        }
+        for (feats, d) in p.feats.iter().zip(&dh) {
+            for (a, b) in g[FT_B..OUT_W].iter_mut().zip(d) {
+                *a += b;
+            }
+            for &f in &feats[..p.n] {
+                let row = &mut g[FT_W + f as usize * HIDDEN..FT_W + (f as usize + 1) * HIDDEN];
+                for (a, b) in row.iter_mut().zip(d) {
+                    *a += b;
+                }
+            }
+        }
+        err * err
+    }
+
+    fn loss(&self, p: &Pos) -> f32 {
+        let e = sigmoid(self.forward(p).out) - p.target;
+        e * e
+    }
+
+    /// The float evaluation in centipawns (the side to move's view).
+    fn eval_cp(&self, p: &Pos) -> f32 {
+        self.forward(p).out * nnue::SCALE as f32
+    }
+
+    /// The quantised net.
+    pub fn quantise(&self, source: &str) -> Network {
+        let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
+        Network {
+            ft_w: self.w[FT_W..FT_B].iter().map(|&x| q16(x, QA)).collect(),
+            ft_b: self.w[FT_B..OUT_W].iter().map(|&x| q16(x, QA)).collect(),
+            out_w: self.w[OUT_W..OUT_B].iter().map(|&x| q16(x, QB)).collect(),
+            out_b: (self.w[OUT_B] * (QA * QB) as f32).round() as i32,
+            source: source.to_string(),
+        }
+    }
+}
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [-1, 1).
+    fn uniform(&mut self) -> f32 {
+        (self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            v.swap(i, j);
+        }
+    }
+}
+
+/// Adam's state.
+struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    step: u64,
+}
+
+impl Adam {
+    fn new() -> Adam {
+        Adam {
+            m: vec![0.0; N_PARAMS],
+            v: vec![0.0; N_PARAMS],
+            step: 0,
+        }
+    }
+
+    fn update(&mut self, w: &mut [f32], g: &[f32], lr: f32) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        const EPS: f32 = 1e-8;
+        self.step += 1;
+        let c1 = 1.0 - B1.powi(self.step.min(1 << 20) as i32);
+        let c2 = 1.0 - B2.powi(self.step.min(1 << 20) as i32);
+        let rate = lr * c2.sqrt() / c1;
+        for i in 0..N_PARAMS {
+            self.m[i] = B1 * self.m[i] + (1.0 - B1) * g[i];
+            self.v[i] = B2 * self.v[i] + (1.0 - B2) * g[i] * g[i];
+            w[i] -= rate * self.m[i] / (self.v[i].sqrt() + EPS);
+        }
+        // Every weight stays where its quantised value fits.
+        for x in &mut w[FT_W..OUT_B] {
+            *x = x.clamp(-WEIGHT_CLIP, WEIGHT_CLIP);
+        }
+    }
+}
+
+const CKPT_MAGIC: &[u8; 8] = b"KBZCKPT1";
+
+/// The checkpoint beside the net: `<out>.ckpt`.
+pub fn checkpoint_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".ckpt");
+    PathBuf::from(s)
+}
+
+fn save_checkpoint(path: &Path, epoch: usize, model: &Model, adam: &Adam) -> Result<()> {
+    let mut b = Vec::with_capacity(32 + 12 * N_PARAMS);
+    b.extend_from_slice(CKPT_MAGIC);
+    b.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
+    b.extend_from_slice(&(epoch as u32).to_le_bytes());
+    b.extend_from_slice(&adam.step.to_le_bytes());
+    for v in [&model.w, &adam.m, &adam.v] {
+        for x in v.iter() {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    write_atomically(path, &b)
+}
+
+fn load_checkpoint(path: &Path) -> Result<(usize, Model, Adam)> {
+    let b = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if b.len() != 24 + 12 * N_PARAMS || &b[0..8] != CKPT_MAGIC {
+        bail!(
+            "{}: not a checkpoint of this trainer ({} hidden)",
+            path.display(),
+            HIDDEN
+        );
+    }
+    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+    if u32_at(8) as usize != HIDDEN {
+        bail!("{}: a checkpoint of {} hidden", path.display(), u32_at(8));
+    }
+    let epoch = u32_at(12) as usize;
+    let step = u64::from_le_bytes(b[16..24].try_into().expect("8 bytes"));
+    let floats = |k: usize| -> Vec<f32> {
+        b[24 + 4 * k * N_PARAMS..24 + 4 * (k + 1) * N_PARAMS]
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    Ok((
+        epoch,
+        Model { w: floats(0) },
+        Adam {
+            m: floats(1),
+            v: floats(2),
+            step,
+        },
+    ))
+}
+
+/// Writes `path` through a temporary file and a rename: never half a file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+/// The data: every whole, well-formed record of the files.
+pub struct Data {
+    bytes: Vec<u8>,
+    /// Records skipped as malformed, and bytes of a partial record at a file's end.
+    pub malformed: u64,
+    pub partial_bytes: u64,
+}
+
+impl Data {
+    pub fn load(paths: &[PathBuf]) -> Result<Data> {
+        let mut d = Data {
+            bytes: Vec::new(),
+            malformed: 0,
+            partial_bytes: 0,
+        };
+        for p in paths {
+            let b = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
+            d.partial_bytes += (b.len() % RECORD) as u64;
+            for rec in b.chunks_exact(RECORD) {
+                if decode(rec, 0.5).is_some() {
+                    d.bytes.extend_from_slice(rec);
+                } else {
+                    d.malformed += 1;
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.len() / RECORD
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn record(&self, i: usize) -> &[u8] {
+        &self.bytes[i * RECORD..(i + 1) * RECORD]
+    }
+}
+
+/// Trains for `opts.epochs` epochs (going on from the checkpoint beside
+/// `opts.out` if there is one); `report` gets each epoch's figures and `progress`
+/// the positions done within an epoch. `stop` ends the run at the next batch,
+/// after a checkpoint.
+pub fn train(
+    opts: &TrainOptions,
+    data: &Data,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    report: &mut dyn FnMut(&EpochReport),
+) -> Result<Network> {
+    if data.len() < 2 {
+        bail!("{} positions: too few to train on", data.len());
+    }
+    if !(0.0..=1.0).contains(&opts.lambda) {
+        bail!("--lambda {}: between 0 and 1", opts.lambda);
+    }
+    let threads = opts.threads.max(1);
+    let batch = opts.batch.max(1);
+    let ckpt = checkpoint_path(&opts.out);
+    let (first_epoch, mut model, mut adam) = if ckpt.exists() {
+        let (e, m, a) = load_checkpoint(&ckpt)?;
+        (e + 1, m, a)
+    } else {
+        (1, Model::new(opts.seed), Adam::new())
+    };
+    // The same split every run of the same data (a resumed run validates on the
+    // same positions).
+    let every = opts.validation.max(2);
+    let (mut train_ix, val_ix): (Vec<usize>, Vec<usize>) =
+        (0..data.len()).partition(|i| (i * 2_654_435_761usize) % every != 0);
+    if train_ix.is_empty() || val_ix.is_empty() {
+        bail!("{} positions: too few to keep some aside", data.len());
+    }
+    let val: Vec<Pos> = val_ix
+        .iter()
+        .filter_map(|&i| decode(data.record(i), opts.lambda))
+        .collect();
+    let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0f32; N_PARAMS]).collect();
+    for epoch in first_epoch..=opts.epochs {
+        let started = std::time::Instant::now();
+        // Each epoch's order from the epoch's number alone, so a resumed run
+        // sees the order the whole run would have.
+        let mut rng = Rng(opts.seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64));
+        train_ix.sort_unstable();
+        rng.shuffle(&mut train_ix);
+        let lr = if (epoch as f32) > opts.lr_drop_at * opts.epochs as f32 {
+            opts.lr * opts.lr_drop
+        } else {
+            opts.lr
+        };
+        let mut loss_sum = 0f64;
+        let mut done = 0usize;
+        for chunk in train_ix.chunks(batch) {
+            if stop.load(Ordering::SeqCst) {
+                // The epoch is not finished: the checkpoint of the last one stands.
+                return Ok(model.quantise(&opts.out.display().to_string()));
+            }
+            let per = chunk.len().div_ceil(threads);
+            let model_ref = &model;
+            let losses: Vec<f64> = std::thread::scope(|s| {
+                let hs: Vec<_> = grads
+                    .iter_mut()
+                    .zip(chunk.chunks(per))
+                    .map(|(g, part)| {
+                        s.spawn(move || {
+                            g.iter_mut().for_each(|x| *x = 0.0);
+                            let mut l = 0f64;
+                            for &i in part {
+                                if let Some(p) = decode(data.record(i), opts.lambda) {
+                                    l += model_ref.backward(&p, g) as f64;
+                                }
+                            }
+                            l
+                        })
+                    })
+                    .collect();
+                hs.into_iter()
+                    .map(|h| h.join().expect("training thread"))
+                    .collect()
+            });
+            let parts = chunk.chunks(per).count();
+            let (first, rest) = grads.split_at_mut(1);
+            for g in rest.iter().take(parts - 1) {
+                for (a, b) in first[0].iter_mut().zip(g.iter()) {
+                    *a += b;
+                }
+            }
+            let scale = 1.0 / chunk.len() as f32;
+            first[0].iter_mut().for_each(|x| *x *= scale);
+            adam.update(&mut model.w, &first[0], lr);
+            loss_sum += losses.iter().sum::<f64>();
+            done += chunk.len();
+            progress(done, train_ix.len());
+        }
+        let net = model.quantise(&opts.out.display().to_string());
+        let (mut vloss, mut qdiff) = (0f64, 0f64);
+        for p in &val {
+            vloss += model.loss(p) as f64;
+            let q = net.output(&accumulate(&net, p), side(p.stm));
+            let f = model.eval_cp(p).clamp(
+                -(crate::eval::MAX_EVAL as f32),
+                crate::eval::MAX_EVAL as f32,
+            );
+            qdiff += (q as f64 - f as f64).abs();
+        }
+        save_checkpoint(&ckpt, epoch, &model, &adam)?;
+        write_atomically(&opts.out, &net.to_bytes())?;
+        report(&EpochReport {
+            epoch,
+            train_loss: loss_sum / done.max(1) as f64,
+            validation_loss: vloss / val.len().max(1) as f64,
+            quantisation_cp: qdiff / val.len().max(1) as f64,
+            seconds: started.elapsed().as_secs_f64(),
+            positions: done,
+        });
+    }
+    Ok(model.quantise(&opts.out.display().to_string()))
+}
+
+fn side(stm: usize) -> crate::chess::Color {
+    if stm == 0 {
+        crate::chess::Color::White
+    } else {
+        crate::chess::Color::Black
+    }
+}
+
+/// The quantised accumulator of a decoded position.
+fn accumulate(net: &Network, p: &Pos) -> nnue::Accumulator {
+    let mut acc = nnue::Accumulator::default();
+    for persp in 0..2 {
+        acc.v[persp].copy_from_slice(&net.ft_b);
+        for &f in &p.feats[persp][..p.n] {
+            let f = f as usize;
+            nnue::simd::add(&mut acc.v[persp], &net.ft_w[f * HIDDEN..(f + 1) * HIDDEN]);
+        }
+    }
+    acc
+}
+
+#[cfg(test)]
+mod tests;

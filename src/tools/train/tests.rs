@@ -1,0 +1,191 @@
+//! The trainer on small synthetic data: it learns (the loss falls, material is
+//! read the right way round), a stopped run goes on exactly where it was, the
+//! quantised net tracks the float one, and damaged records are skipped.
+
+use super::*;
+use crate::chess::Board;
+use crate::tools::datagen::Sample;
+
+/// Positions from pseudo-random games, scored by material (White's view).
+fn material_data(n: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    let mut out = Vec::new();
+    let value = [100, 300, 300, 500, 900, 0];
+    while out.len() < n * RECORD {
+        let mut b = Board::startpos();
+        for _ in 0..120 {
+            let moves = b.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Captures first, so material changes hands.
+            let caps: Vec<_> = moves.iter().copied().filter(|m| m.is_capture()).collect();
+            let m = if !caps.is_empty() && x % 2 == 0 {
+                caps[(x as usize / 2) % caps.len()]
+            } else {
+                moves[(x % moves.len() as u64) as usize]
+            };
+            b.make_move(m);
+            let mut score = 0i32;
+            for sq in b.occupied() {
+                let p = b.piece_at(sq).unwrap();
+                let v = value[p.kind().index()];
+                score += if p.color() == crate::chess::Color::White {
+                    v
+                } else {
+                    -v
+                };
+            }
+            let s = Sample {
+                board: Board::from_fen(&b.to_fen()).unwrap(),
+                score: score.clamp(-2000, 2000) as i16,
+                result: if score > 0 {
+                    2
+                } else if score < 0 {
+                    0
+                } else {
+                    1
+                },
+                ply: 0,
+            };
+            out.extend_from_slice(&s.encode());
+        }
+    }
+    out.truncate(n * RECORD);
+    out
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kbz-train-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn opts(dir: &Path, epochs: usize) -> TrainOptions {
+    TrainOptions {
+        data: vec![dir.join("data.bin")],
+        out: dir.join("net.knn"),
+        epochs,
+        batch: 1024,
+        lr: 0.003,
+        threads: 2,
+        ..TrainOptions::default()
+    }
+}
+
+fn run(o: &TrainOptions) -> (Network, Vec<EpochReport>) {
+    let data = Data::load(&o.data).unwrap();
+    let mut reports = Vec::new();
+    let net = train(o, &data, &AtomicBool::new(false), &|_, _| {}, &mut |r| {
+        reports.push(r.clone())
+    })
+    .unwrap();
+    (net, reports)
+}
+
+#[test]
+fn the_trainer_learns_material_and_its_net_reads_it() {
+    let dir = temp_dir("learn");
+    std::fs::write(dir.join("data.bin"), material_data(30_000, 5)).unwrap();
+    let (_, reports) = run(&opts(&dir, 4));
+    assert_eq!(reports.len(), 4);
+    let (first, last) = (&reports[0], &reports[3]);
+    assert!(
+        last.validation_loss < first.validation_loss * 0.9,
+        "{reports:?}"
+    );
+    // The quantised net evaluates as the float one does, within a few centipawns.
+    assert!(last.quantisation_cp < 5.0, "{reports:?}");
+    // The file written is a net the engine loads, and it reads material.
+    let net = Network::load(dir.join("net.knn").to_str().unwrap()).unwrap();
+    let up = Board::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").unwrap();
+    let down = Board::from_fen("3qk3/8/8/8/8/8/8/4K3 w - - 0 1").unwrap();
+    let (u, d) = (net.evaluate(&up), net.evaluate(&down));
+    assert!(u > 200 && d < -200, "queen up {u}, queen down {d}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_stopped_run_goes_on_where_it_was() {
+    let a = temp_dir("resume-a");
+    let b = temp_dir("resume-b");
+    let data = material_data(6_000, 9);
+    std::fs::write(a.join("data.bin"), &data).unwrap();
+    std::fs::write(b.join("data.bin"), &data).unwrap();
+    let (whole, _) = run(&opts(&a, 3));
+    // The same command stopped (Ctrl-C) during its second epoch...
+    let o = opts(&b, 3);
+    let d = Data::load(&o.data).unwrap();
+    let stop = AtomicBool::new(false);
+    let mut first = Vec::new();
+    train(&o, &d, &stop, &|_, _| {}, &mut |r| {
+        first.push(r.epoch);
+        stop.store(true, Ordering::SeqCst);
+    })
+    .unwrap();
+    assert_eq!(first, [1]);
+    // ... and started again.
+    let (resumed, rest) = run(&opts(&b, 3));
+    assert_eq!(
+        rest.iter().map(|r| r.epoch).collect::<Vec<_>>(),
+        vec![2, 3],
+        "the second run starts at epoch 2"
+    );
+    assert!(
+        whole.to_bytes() == resumed.to_bytes(),
+        "the same net either way"
+    );
+    // A run to an epoch already reached trains no more.
+    let (again, none) = run(&opts(&b, 3));
+    assert!(none.is_empty());
+    assert!(again.to_bytes() == resumed.to_bytes());
+    std::fs::remove_dir_all(&a).ok();
+    std::fs::remove_dir_all(&b).ok();
+}
+
+#[test]
+fn damaged_records_are_counted_and_skipped() {
+    let dir = temp_dir("damaged");
+    let mut data = material_data(100, 3);
+    data[26] = 9; // a result of 9
+    data[32 + 8] = 0xff; // piece code 15
+    data.extend_from_slice(&[1, 2, 3]); // a partial record
+    std::fs::write(dir.join("data.bin"), &data).unwrap();
+    let d = Data::load(&[dir.join("data.bin")]).unwrap();
+    assert_eq!((d.len(), d.malformed, d.partial_bytes), (98, 2, 3));
+    assert!(Data::load(&[dir.join("missing.bin")]).is_err());
+    let empty = Data {
+        bytes: Vec::new(),
+        malformed: 0,
+        partial_bytes: 0,
+    };
+    let e = train(
+        &opts(&dir, 1),
+        &empty,
+        &AtomicBool::new(false),
+        &|_, _| {},
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("too few"), "{e}");
+    let mut bad = opts(&dir, 1);
+    bad.lambda = 1.5;
+    let e = train(&bad, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("--lambda"), "{e}");
+    // A checkpoint of something else is refused by name.
+    std::fs::write(checkpoint_path(&dir.join("net.knn")), b"junk").unwrap();
+    let e = train(
+        &opts(&dir, 1),
+        &d,
+        &AtomicBool::new(false),
+        &|_, _| {},
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("not a checkpoint"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
