@@ -662,6 +662,11 @@ fn run() -> Result<()> {
                 d.malformed,
                 d.partial_bytes
             )?;
+            writeln!(
+                out,
+                "the handcrafted evaluation's validation loss: {:.6}",
+                kibitzer::tools::train::handcrafted_loss(&opts, &d)
+            )?;
             if checkpoint_path(&path).exists() {
                 writeln!(out, "going on from {}", checkpoint_path(&path).display())?;
             }

@@ -273,6 +273,9 @@ pub fn command(s: &mut Session, st: &mut State, line: &str) -> Option<Exit> {
             ev.set_params(s.game.config().eval);
             let mut text = ev.breakdown(s.game.board()).to_string();
             if let Some(net) = s.game.config().net.clone() {
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
                 text.push_str(&crate::nnue::score_lines(&net, &mut ev, s.game.board()));
             }
             for l in text.lines() {

@@ -388,6 +388,33 @@ impl Data {
     }
 }
 
+/// The positions kept aside for validation (the same every run of the same data).
+fn validation_split(n: usize, every: usize) -> (Vec<usize>, Vec<usize>) {
+    let every = every.max(2);
+    (0..n).partition(|i| (i * 2_654_435_761usize) % every != 0)
+}
+
+/// The loss the handcrafted evaluation (its static value as the net's output)
+/// has on the validation positions: the mark a net should beat.
+pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
+    let (_, val_ix) = validation_split(data.len(), opts.validation);
+    let mut ev = crate::eval::Evaluator::new(1 << 20);
+    let (mut sum, mut n) = (0f64, 0usize);
+    for &i in &val_ix {
+        let rec = data.record(i);
+        let (Some(p), Ok(s)) = (
+            decode(rec, opts.lambda),
+            crate::tools::datagen::Sample::decode(rec),
+        ) else {
+            continue;
+        };
+        let e = sigmoid(ev.evaluate(&s.board) as f32 / nnue::SCALE as f32) - p.target;
+        sum += (e * e) as f64;
+        n += 1;
+    }
+    sum / n.max(1) as f64
+}
+
 /// Trains for `opts.epochs` epochs (going on from the checkpoint beside
 /// `opts.out` if there is one); `report` gets each epoch's figures and `progress`
 /// the positions done within an epoch. `stop` ends the run at the next batch,
@@ -416,9 +443,7 @@ pub fn train(
     };
     // The same split every run of the same data (a resumed run validates on the
     // same positions).
-    let every = opts.validation.max(2);
-    let (mut train_ix, val_ix): (Vec<usize>, Vec<usize>) =
-        (0..data.len()).partition(|i| (i * 2_654_435_761usize) % every != 0);
+    let (mut train_ix, val_ix) = validation_split(data.len(), opts.validation);
     if train_ix.is_empty() || val_ix.is_empty() {
         bail!("{} positions: too few to keep some aside", data.len());
     }

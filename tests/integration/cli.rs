@@ -1120,6 +1120,33 @@ fn datagen_train_and_the_net_in_the_engine() {
                 .contains("knobs' share of the handcrafted terms: +0.00"),
         "{r}"
     );
+    // The next round's data: games played with the net.
+    let data2 = dir.join("data2.kbd");
+    let r = run_with(
+        &[
+            "datagen",
+            "--positions",
+            "100",
+            "--nodes",
+            "300",
+            "--threads",
+            "1",
+            "--net",
+            n,
+            "--out",
+            data2.to_str().unwrap(),
+        ],
+        "",
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, Some(0), "{r}");
+    assert!(std::fs::metadata(&data2).unwrap().len() >= 100 * 32, "{r}");
+    let r = run(&["datagen", "--positions", "10", "--net", d, "--out", d]);
+    assert!(r.stderr.contains("not a kibitzer net file"), "{r}");
+    assert!(train("3")
+        .stdout
+        .contains("handcrafted evaluation's validation loss"));
     let r = run(&["--set", "evaluation.net=/nonexistent/x.knn", "bench", "3"]);
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("cannot read /nonexistent/x.knn"), "{r}");

@@ -222,6 +222,9 @@ pub(super) fn cmd_score(c: &mut Con, _: &str, _: &str) -> Res {
     ev.set_params(c.s.game.config().eval);
     let mut text = ev.breakdown(c.s.game.board()).to_string();
     if let Some(net) = c.s.game.config().net.clone() {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
         text.push_str(&crate::nnue::score_lines(&net, &mut ev, c.s.game.board()));
     }
     c.emit_text(&text);
