@@ -85,8 +85,10 @@ fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// Decodes a record (as `datagen::Sample::decode` would accept it), or `None`.
-fn decode(rec: &[u8], lambda: f32) -> Option<Pos> {
+/// Decodes a record (as `datagen::Sample::decode` would accept it), or `None`;
+/// `mirror` flips the board from the a-file to the h-file (the same position in
+/// value, as records hold no castling rights: twice the positions to learn from).
+fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
     let occ = u64::from_le_bytes(rec[0..8].try_into().ok()?);
     if occ.count_ones() > 32 || rec[26] > 2 || rec[27] > 1 {
         return None;
@@ -101,6 +103,7 @@ fn decode(rec: &[u8], lambda: f32) -> Option<Pos> {
     while bits != 0 {
         let sq = bits.trailing_zeros() as usize;
         bits &= bits - 1;
+        let sq = if mirror { sq ^ 7 } else { sq };
         let code = ((rec[8 + p.n / 2] >> (4 * (p.n % 2))) & 15) as usize;
         if code > 11 {
             return None;
@@ -365,7 +368,7 @@ impl Data {
             let b = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
             d.partial_bytes += (b.len() % RECORD) as u64;
             for rec in b.chunks_exact(RECORD) {
-                if decode(rec, 0.5).is_some() {
+                if decode(rec, 0.5, false).is_some() {
                     d.bytes.extend_from_slice(rec);
                 } else {
                     d.malformed += 1;
@@ -403,7 +406,7 @@ pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
     for &i in &val_ix {
         let rec = data.record(i);
         let (Some(p), Ok(s)) = (
-            decode(rec, opts.lambda),
+            decode(rec, opts.lambda, false),
             crate::tools::datagen::Sample::decode(rec),
         ) else {
             continue;
@@ -449,7 +452,7 @@ pub fn train(
     }
     let val: Vec<Pos> = val_ix
         .iter()
-        .filter_map(|&i| decode(data.record(i), opts.lambda))
+        .filter_map(|&i| decode(data.record(i), opts.lambda, false))
         .collect();
     let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0f32; N_PARAMS]).collect();
     for epoch in first_epoch..=opts.epochs {
@@ -482,7 +485,12 @@ pub fn train(
                             g.iter_mut().for_each(|x| *x = 0.0);
                             let mut l = 0f64;
                             for &i in part {
-                                if let Some(p) = decode(data.record(i), opts.lambda) {
+                                // Half the positions mirrored, a different half each epoch.
+                                let mirror = (i as u64 ^ epoch as u64)
+                                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                                    >> 63
+                                    == 1;
+                                if let Some(p) = decode(data.record(i), opts.lambda, mirror) {
                                     l += model_ref.backward(&p, g) as f64;
                                 }
                             }
