@@ -87,7 +87,7 @@ pub struct Network {
     /// `2 x HIDDEN`: the side to move's half, then the other's.
     pub out_w: Vec<i16>,
     pub out_b: i32,
-    /// Where it came from (a path or `builtin`), for `score` and the logs.
+    /// Where it came from (its path), for `score` and the logs.
     pub source: String,
 }
 
@@ -105,9 +105,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     }
     h
 }
-
-/// The net compiled into the program (`evaluation.net=builtin`), if one is.
-pub static BUILTIN: Option<&[u8]> = None;
 
 impl Network {
     /// Reads a net file's bytes, or says what is wrong with them.
@@ -197,12 +194,8 @@ impl Network {
         out
     }
 
-    /// Loads a net file, or the compiled-in net for `builtin`.
+    /// Loads a net file.
     pub fn load(spec: &str) -> Result<Arc<Network>, String> {
-        if spec == "builtin" {
-            let bytes = BUILTIN.ok_or("this program has no net compiled in (evaluation.net)")?;
-            return Network::from_bytes(bytes, "builtin").map(Arc::new);
-        }
         let bytes = std::fs::read(Path::new(spec))
             .map_err(|e| format!("evaluation.net: cannot read {spec}: {e}"))?;
         Network::from_bytes(&bytes, spec).map(Arc::new)

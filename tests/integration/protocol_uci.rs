@@ -483,3 +483,49 @@ fn a_go_without_the_movers_clock_is_a_short_search_and_says_so() {
         start.elapsed()
     );
 }
+
+/// `EvalFile` (our `evaluation.net`): a file that cannot be read is named and the
+/// handcrafted evaluation plays on; a net is taken and searched with, and `eval`
+/// shows it under the handcrafted table.
+#[test]
+fn evalfile_takes_a_net_and_names_a_bad_one() {
+    use kibitzer::nnue::{Network, HIDDEN, INPUTS};
+    let dir = std::env::temp_dir().join(format!("kbz-uci-net-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A small net of our own: each piece worth its count of its own weight.
+    let net = Network {
+        ft_w: (0..INPUTS * HIDDEN)
+            .map(|i| ((i / HIDDEN) % 6 * 10 + (i / HIDDEN) / 384 * 3) as i16)
+            .collect(),
+        ft_b: vec![5; HIDDEN],
+        out_w: (0..2 * HIDDEN)
+            .map(|i| if i < HIDDEN { 3 } else { -3 })
+            .collect(),
+        out_b: 0,
+        source: String::new(),
+    };
+    let path = dir.join("t.knn");
+    std::fs::write(&path, net.to_bytes()).unwrap();
+    let mut d = Driver::start(Protocol::Uci);
+    d.send("uci");
+    d.expect_prefix("uciok");
+    d.send("setoption name EvalFile value /nonexistent/n.knn");
+    d.send("isready");
+    let l = d.expect_contains("cannot read /nonexistent/n.knn");
+    assert!(l.contains("the handcrafted evaluation plays"), "{l}");
+    d.expect_prefix("readyok");
+    d.send(&format!("setoption name EvalFile value {}", path.display()));
+    d.send("isready");
+    d.expect_contains("evaluation: the net");
+    d.expect_prefix("readyok");
+    d.send("position startpos moves e2e4");
+    d.send("eval");
+    d.expect_contains(&format!("net {} (128 hidden)", path.display()));
+    d.send("go depth 4");
+    legal_best(&bestmove(&mut d), &{
+        let mut b = Board::startpos();
+        b.make_move(b.parse_uci("e2e4").unwrap());
+        b
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}
