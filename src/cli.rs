@@ -189,37 +189,7 @@ pub(crate) enum Command {
         max_score: i32,
     },
     /// Trains the learned evaluation on datagen's positions (README "train").
-    Train {
-        /// Training data files (datagen's 32-byte records); more than one may be given.
-        #[arg(long, required = true, num_args = 1..)]
-        data: Vec<std::path::PathBuf>,
-        /// The net file written after every epoch (a checkpoint `<out>.ckpt` beside
-        /// it: a second run with the same output goes on from it).
-        #[arg(long)]
-        out: std::path::PathBuf,
-        /// Epochs to reach (counting those of a checkpoint).
-        #[arg(long, default_value_t = 20)]
-        epochs: usize,
-        /// Positions per batch.
-        #[arg(long, default_value_t = 16384)]
-        batch: usize,
-        /// Adam's learning rate (times --lr-drop after --lr-drop-at of the epochs).
-        #[arg(long, default_value_t = 0.001)]
-        lr: f32,
-        #[arg(long, default_value_t = 0.1)]
-        lr_drop: f32,
-        #[arg(long, default_value_t = 0.75)]
-        lr_drop_at: f32,
-        /// Weight of the search's score against the game's result (0-1).
-        #[arg(long, default_value_t = 0.7)]
-        lambda: f32,
-        /// Threads sharing each batch.
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
-        /// Seed for the first weights and the shuffles.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+    Train(TrainArgs),
     /// Games of the engine against itself at a node budget (tuning data), as PGN.
     Selfplay {
         /// Number of games (openings are played in pairs).
@@ -231,6 +201,59 @@ pub(crate) enum Command {
         #[command(flatten)]
         play: PlayArgs,
     },
+}
+
+/// `kibitzer train`'s settings.
+#[derive(clap::Args, Clone, Debug)]
+pub(crate) struct TrainArgs {
+    /// Training data files (datagen's 32-byte records); more than one may be given.
+    #[arg(long, required = true, num_args = 1..)]
+    pub(crate) data: Vec<std::path::PathBuf>,
+    /// The net file written after every epoch (a checkpoint `<out>.ckpt` beside
+    /// it: a second run with the same output goes on from it).
+    #[arg(long)]
+    pub(crate) out: std::path::PathBuf,
+    /// Epochs to reach (counting those of a checkpoint).
+    #[arg(long, default_value_t = 20)]
+    pub(crate) epochs: usize,
+    /// Positions per batch.
+    #[arg(long, default_value_t = 16384)]
+    pub(crate) batch: usize,
+    /// Adam's learning rate (times --lr-drop after --lr-drop-at of the epochs).
+    #[arg(long, default_value_t = 0.001)]
+    pub(crate) lr: f32,
+    #[arg(long, default_value_t = 0.1)]
+    pub(crate) lr_drop: f32,
+    #[arg(long, default_value_t = 0.75)]
+    pub(crate) lr_drop_at: f32,
+    /// Weight of the search's score against the game's result (0-1; 1: the score
+    /// alone, which measured best on our first data).
+    #[arg(long, default_value_t = 1.0)]
+    pub(crate) lambda: f32,
+    /// Threads sharing each batch.
+    #[arg(long, default_value_t = 2)]
+    pub(crate) threads: usize,
+    /// Seed for the first weights and the shuffles.
+    #[arg(long, default_value_t = 1)]
+    pub(crate) seed: u64,
+}
+
+impl TrainArgs {
+    pub(crate) fn options(&self) -> kibitzer::tools::train::TrainOptions {
+        kibitzer::tools::train::TrainOptions {
+            data: self.data.clone(),
+            out: self.out.clone(),
+            epochs: self.epochs,
+            batch: self.batch,
+            lr: self.lr,
+            lr_drop: self.lr_drop,
+            lr_drop_at: self.lr_drop_at,
+            lambda: self.lambda,
+            threads: self.threads,
+            seed: self.seed,
+            ..Default::default()
+        }
+    }
 }
 
 /// How `selfplay` and `datagen` play their games.

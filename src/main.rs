@@ -625,34 +625,12 @@ fn run() -> Result<()> {
                 stats.written as f64 * 3600.0 / secs
             )?;
         }
-        Command::Train {
-            data,
-            out: path,
-            epochs,
-            batch,
-            lr,
-            lr_drop,
-            lr_drop_at,
-            lambda,
-            threads,
-            seed,
-        } => {
-            use kibitzer::tools::train::{checkpoint_path, train, Data, TrainOptions};
+        Command::Train(args) => {
+            use kibitzer::tools::train::{checkpoint_path, train, Data};
             use std::sync::atomic::{AtomicBool, Ordering};
             use std::sync::Arc;
-            let opts = TrainOptions {
-                data,
-                out: path.clone(),
-                epochs,
-                batch,
-                lr,
-                lr_drop,
-                lr_drop_at,
-                lambda,
-                threads,
-                seed,
-                ..TrainOptions::default()
-            };
+            let opts = args.options();
+            let (path, epochs) = (args.out.clone(), args.epochs);
             let d = Data::load(&opts.data)?;
             writeln!(
                 out,

@@ -43,7 +43,7 @@ impl Default for TrainOptions {
             lr: 0.001,
             lr_drop: 0.1,
             lr_drop_at: 0.75,
-            lambda: 0.7,
+            lambda: 1.0,
             threads: 2,
             seed: 1,
             validation: 50,
