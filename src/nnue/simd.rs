@@ -14,19 +14,22 @@ pub enum Level {
 }
 
 impl Level {
-    /// The best copy this CPU runs (detected once; the standard library caches it).
+    /// The copy in use: the best this CPU runs, or a lesser one named by the
+    /// environment variable `KBZ_NNUE_SIMD` (`scalar`, `sse4.1`, `avx2`; outside the
+    /// `KIBITZER_` names, which are options), so
+    /// the copies can be compared on one machine (the bench must not change).
+    /// Decided once.
     #[inline(always)]
     pub fn detect() -> Level {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2") {
-                return Level::Avx2;
+        static CHOSEN: std::sync::OnceLock<Level> = std::sync::OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let best = *Level::available().last().expect("scalar is always there");
+            match std::env::var("KBZ_NNUE_SIMD").ok().as_deref() {
+                Some("scalar") => Level::Scalar,
+                Some("sse4.1") if best != Level::Scalar => Level::Sse41,
+                _ => best,
             }
-            if std::arch::is_x86_feature_detected!("sse4.1") {
-                return Level::Sse41;
-            }
-        }
-        Level::Scalar
+        })
     }
 
     /// The copies this CPU can run (for the tests).

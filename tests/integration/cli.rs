@@ -1103,6 +1103,24 @@ fn datagen_train_and_the_net_in_the_engine() {
     };
     let (a, b, hce) = (bench(true), bench(true), bench(false));
     assert_eq!(a, b, "the same nodes every run with the net");
+    // Every SIMD copy the CPU runs searches the same tree.
+    for level in ["scalar", "sse4.1", "avx2"] {
+        let r = run_with(
+            &["--set", &set, "bench", "5"],
+            "",
+            &[("KBZ_NNUE_SIMD", level)],
+            Duration::from_secs(120),
+        );
+        assert!(r.stdout.starts_with("position"), "{r}");
+        assert!(
+            r.stdout
+                .lines()
+                .last()
+                .unwrap()
+                .starts_with(&format!("{a} nodes")),
+            "{level}: {r}"
+        );
+    }
     assert_ne!(
         a, hce,
         "the net searches otherwise than the handcrafted evaluation"
