@@ -227,21 +227,27 @@ impl Network {
         Ok(Some(net))
     }
 
-    /// The accumulator of `board`, from scratch.
-    pub fn refresh(&self, board: &Board) -> Accumulator {
+    /// The accumulator of the inputs each side sees (White's first), from scratch.
+    pub fn accumulate<I: IntoIterator<Item = usize>>(&self, inputs: [I; 2]) -> Accumulator {
         let mut acc = Accumulator::default();
-        for (persp, half) in [Color::White, Color::Black]
-            .into_iter()
-            .zip(acc.v.iter_mut())
-        {
+        for (half, feats) in acc.v.iter_mut().zip(inputs) {
             half.copy_from_slice(&self.ft_b);
-            for sq in board.occupied() {
-                let p = board.piece_at(sq).expect("occupied").index();
-                let f = feature(persp, p, sq.index());
+            for f in feats {
                 simd::add(half, &self.ft_w[f * HIDDEN..(f + 1) * HIDDEN]);
             }
         }
         acc
+    }
+
+    /// The accumulator of `board`, from scratch.
+    pub fn refresh(&self, board: &Board) -> Accumulator {
+        let inputs = |persp: Color| {
+            board.occupied().map(move |sq| {
+                let p = board.piece_at(sq).expect("occupied").index();
+                feature(persp, p, sq.index())
+            })
+        };
+        self.accumulate([inputs(Color::White), inputs(Color::Black)])
     }
 
     /// The evaluation in centipawns for the side to move, from an accumulator.

@@ -551,15 +551,7 @@ fn side(stm: usize) -> crate::chess::Color {
 
 /// The quantised accumulator of a decoded position.
 fn accumulate(net: &Network, p: &Pos) -> nnue::Accumulator {
-    let mut acc = nnue::Accumulator::default();
-    for persp in 0..2 {
-        acc.v[persp].copy_from_slice(&net.ft_b);
-        for &f in &p.feats[persp][..p.n] {
-            let f = f as usize;
-            nnue::simd::add(&mut acc.v[persp], &net.ft_w[f * HIDDEN..(f + 1) * HIDDEN]);
-        }
-    }
-    acc
+    net.accumulate([0, 1].map(|persp| p.feats[persp][..p.n].iter().map(|&f| f as usize)))
 }
 
 #[cfg(test)]
