@@ -185,6 +185,10 @@ pub struct Game {
     /// The opponent's offers standing.
     pub opp_draw: bool,
     pub opp_takeback: bool,
+    /// The scripted opponent asks for a takeback just after its next move
+    /// (two game states back to back: the move, then the proposal), so the
+    /// request comes on our turn however fast we move.
+    pub takeback_after_move: bool,
     /// Takebacks granted (each changes the scripted opponent's next choice).
     pub takebacks: usize,
     /// Plies each takeback removed.
@@ -903,6 +907,7 @@ impl FakeLichess {
             inc_of,
             opp_draw: false,
             opp_takeback: false,
+            takeback_after_move: false,
             takebacks: 0,
             took_back: Vec::new(),
             answers: Vec::new(),
@@ -979,6 +984,14 @@ impl FakeLichess {
         }
     }
 
+    /// The opponent asks for a takeback right after its next move.
+    pub fn takeback_after_next_move(&self, gid: &str) {
+        let mut g = self.inner.lock().unwrap();
+        if let Some(game) = g.games.iter_mut().find(|x| x.id == gid) {
+            game.takeback_after_move = true;
+        }
+    }
+
     /// The scripted opponent: a legal move after a short delay (a capture when
     /// there is one, else a move picked by the ply), or resignation when told.
     fn opponent_moves_later(&self, gid: String) {
@@ -1024,6 +1037,10 @@ impl FakeLichess {
             game.play(m);
             game.opponent_moves += 1;
             game.broadcast();
+            if std::mem::take(&mut game.takeback_after_move) && game.status == "started" {
+                game.opp_takeback = true;
+                game.broadcast();
+            }
         });
     }
 }

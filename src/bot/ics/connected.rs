@@ -93,21 +93,19 @@ impl Account {
                         return end;
                     }
                 }
-                Some((n, c)) = self.port_rx.recv() => match games.get_mut(&n) {
-                    Some(g) if c == GameCommand::Leave => {
-                        if !g.adapter.ended {
-                            // The server adjourns (both registered) or aborts a game
-                            // whose player's link drops: the only way out of a game
-                            // the opponent never started and will not abort.
-                            let who = g.setup.opponent.clone();
-                            self.st.left.insert(who.to_ascii_lowercase());
-                            return SessionEnd::Left(self.lost(&mut games, format!("left game {n}: {who} never made a first move")).why());
+                Some((n, c)) = self.port_rx.recv() => {
+                    if let Some(end) = self.port_command(n, c, &mut games, &w) {
+                        return end;
+                    }
+                }
+                Some(end) = self.tasks.join_next(), if !self.tasks.is_empty() => {
+                    // What the ended task said last (its farewell) is in the port
+                    // already: it goes out before the game leaves `games`.
+                    while let Ok((n, c)) = self.port_rx.try_recv() {
+                        if let Some(end) = self.port_command(n, c, &mut games, &w) {
+                            return end;
                         }
                     }
-                    Some(g) => g.adapter.command(c, &w),
-                    None => debug!(game = n, ?c, "a command of a game no longer on this connection"),
-                },
-                Some(end) = self.tasks.join_next(), if !self.tasks.is_empty() => {
                     if let Ok(end) = end {
                         self.task_ended(end, Some((&mut games, &w))).await;
                     }
@@ -312,6 +310,32 @@ impl Account {
                 w.send(&ServerCommand::Refresh);
             }
         }
+    }
+
+    /// A command of a game's task, to the game's adapter; `Some` ends the session.
+    fn port_command(
+        &mut self,
+        n: u32,
+        c: GameCommand,
+        games: &mut Games,
+        w: &Writer,
+    ) -> Option<SessionEnd> {
+        match games.get_mut(&n) {
+            Some(g) if c == GameCommand::Leave => {
+                if !g.adapter.ended {
+                    // The server adjourns (both registered) or aborts a game
+                    // whose player's link drops: the only way out of a game
+                    // the opponent never started and will not abort.
+                    let who = g.setup.opponent.clone();
+                    self.st.left.insert(who.to_ascii_lowercase());
+                    let why = format!("left game {n}: {who} never made a first move");
+                    return Some(SessionEnd::Left(self.lost(games, why).why()));
+                }
+            }
+            Some(g) => g.adapter.command(c, w),
+            None => debug!(game = n, ?c, "a command of a game no longer on this connection"),
+        }
+        None
     }
 
     fn lost(&mut self, games: &mut Games, why: String) -> SessionEnd {
