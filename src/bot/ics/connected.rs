@@ -333,7 +333,11 @@ impl Account {
                 }
             }
             Some(g) => g.adapter.command(c, w),
-            None => debug!(game = n, ?c, "a command of a game no longer on this connection"),
+            None => debug!(
+                game = n,
+                ?c,
+                "a command of a game no longer on this connection"
+            ),
         }
         None
     }
