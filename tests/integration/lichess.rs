@@ -756,6 +756,18 @@ async fn lichess_chat_commands_greeting_and_offers() {
     );
     {
         // The status page lists the game under its unique name, with its link.
+        // (The page follows the game a moment after the fake has the moves.)
+        let t0 = std::time::Instant::now();
+        while t0.elapsed() < Duration::from_secs(10)
+            && !bot
+                .status
+                .borrow()
+                .games
+                .iter()
+                .any(|g| g.site == "lichess" && g.ply >= 2)
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let st = bot.status.borrow().clone();
         let g = st
             .games
@@ -843,6 +855,10 @@ async fn lichess_chat_commands_greeting_and_offers() {
     fake.opponent_resigns("t1");
     let r = bot.game_ended(Duration::from_secs(120)).await;
     assert_ne!(r.result, "*", "{r:?}");
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < Duration::from_secs(5) && !bot.status.borrow().games.is_empty() {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     assert!(
         bot.status.borrow().games.is_empty(),
         "the game leaves the status page when it ends"
