@@ -308,6 +308,27 @@ impl Evaluator {
         self.evaluate(board) - base
     }
 
+    /// A net's value `v` (for the side to move) scaled down as the handcrafted
+    /// evaluation scales its own in the endings `endgame::scale` knows to be drawish
+    /// (no mating material, a wrong rook pawn, opposite-coloured bishops...): our
+    /// games reach them too rarely for a net to learn them from its data.
+    pub fn scale_net(board: &Board, v: i32) -> i32 {
+        if v == 0 {
+            return 0;
+        }
+        let white_ahead = (v > 0) == (board.side_to_move() == Color::White);
+        let strong = if white_ahead {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mat = [
+            Material::of(board, Color::White),
+            Material::of(board, Color::Black),
+        ];
+        v * endgame::scale(board, strong, &mat) / SCALE_MAX
+    }
+
     /// The evaluation term by term (for `score`).
     pub fn breakdown(&mut self, board: &Board) -> Breakdown {
         let mut t = [[S::ZERO; 2]; NUM_TERMS];

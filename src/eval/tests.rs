@@ -359,6 +359,32 @@ fn drawish_endings_are_near_zero() {
     assert!(ocb > 0 && ocb * 2 <= same, "{ocb} {same}");
 }
 
+/// A net's value is scaled by the same rules, for whichever side it favours, from
+/// the side to move's view; outside those endings it passes unchanged.
+#[test]
+fn a_nets_value_is_scaled_in_drawish_endings() {
+    let b = |fen: &str| Board::from_fen(fen).unwrap();
+    // KB v K: nothing to win, whoever is to move and whatever sign.
+    for fen in [
+        "8/8/4k3/8/8/3BK3/8/8 w - - 0 1",
+        "8/8/4k3/8/8/3BK3/8/8 b - - 0 1",
+    ] {
+        for v in [350, -350] {
+            assert_eq!(Evaluator::scale_net(&b(fen), v), 0, "{fen} {v}");
+        }
+    }
+    // Opposite-coloured bishops, one pawn up: a quarter stays.
+    let ocb = b("4k3/8/3b4/8/2P5/3B4/8/4K3 w - - 0 1");
+    assert_eq!(Evaluator::scale_net(&ocb, 200), 50);
+    // Black to move and the net likes Black: the scale is of Black's edge.
+    let ocb_b = b("4k3/5p2/3b4/8/8/3B4/8/4K3 b - - 0 1");
+    assert_eq!(Evaluator::scale_net(&ocb_b, 80), 80 * 32 / 128);
+    // An ordinary middle game: unchanged.
+    assert_eq!(Evaluator::scale_net(&b(KNOB_FEN), 123), 123);
+    assert_eq!(Evaluator::scale_net(&b(KNOB_FEN), -77), -77);
+    assert_eq!(Evaluator::scale_net(&b(KNOB_FEN), 0), 0);
+}
+
 #[test]
 fn mop_up_drives_the_king_to_the_edge() {
     let edge = eval_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1");

@@ -175,11 +175,12 @@ impl AccumulatorStack {
         }
     }
 
-    /// The evaluation of the line's current position for `stm`, the side to move.
+    /// The evaluation of the line's current position for `stm`, the side to move,
+    /// with `pieces` on the board.
     #[inline]
-    pub fn evaluate(&mut self, stm: Color) -> i32 {
+    pub fn evaluate(&mut self, stm: Color, pieces: u32) -> i32 {
         self.update();
-        self.net.output(&self.entries[self.top].acc, stm)
+        self.net.output(&self.entries[self.top].acc, stm, pieces)
     }
 
     /// The current accumulator, brought up to date (for the tests).

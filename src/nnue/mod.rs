@@ -5,7 +5,10 @@
 //! Shape: 768 inputs per perspective (12 pieces x 64 squares, seen from that side:
 //! "ours" first, squares flipped for Black), one shared layer of [`HIDDEN`]
 //! neurons (the accumulator, updated move by move), a clipped ReLU, and one output
-//! from the side to move's half followed by the other side's half. Integer
+//! from the side to move's half followed by the other side's half, with weights of
+//! its own for each of [`BUCKETS`] bands of material (the pieces on the board, kings
+//! and pawns included: 2-5, 6-9, ... 30-32), so an ending is not judged by the
+//! middle game's weights. Integer
 //! arithmetic only: the accumulator in `i16` (weights x [`QA`]), the output in
 //! `i32` (output weights x [`QB`]), so every CPU and every SIMD path gives the same
 //! number, and the same bench signature.
@@ -14,14 +17,14 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 0-7 | magic `KBZNET01` |
+//! | 0-7 | magic `KBZNET02` |
 //! | 8-11 | hidden size (u32, must be [`HIDDEN`]) |
 //! | 12-15 | output scale (u32, [`SCALE`]) |
-//! | 16-19 | QA (u32), 20-23 QB (u32) |
+//! | 16-19 | QA (u32), 20-23 QB (u32), 24-27 output buckets (u32, [`BUCKETS`]) |
 //! | then | feature weights, i16, 768 x hidden, by feature then neuron |
 //! | then | feature biases, i16, hidden |
-//! | then | output weights, i16, 2 x hidden (side to move's half first) |
-//! | then | output bias, i32 (x QA x QB) |
+//! | then | output weights, i16, buckets x 2 x hidden (side to move's half first) |
+//! | then | output biases, i32 (x QA x QB), one per bucket |
 //! | last 8 | FNV-1a 64 of everything before |
 
 mod accumulator;
@@ -36,22 +39,33 @@ use std::sync::Arc;
 /// Inputs per perspective.
 pub const INPUTS: usize = 768;
 /// Neurons in the accumulator (per perspective).
-pub const HIDDEN: usize = 128;
+pub const HIDDEN: usize = 256;
 /// Centipawns per unit of the float output (the trainer's sigmoid scale too).
 pub const SCALE: i32 = 400;
 /// Quantisation of the feature weights and the accumulator.
 pub const QA: i32 = 255;
 /// Quantisation of the output weights.
 pub const QB: i32 = 256;
+/// Output buckets, by the number of pieces on the board ([`bucket`]).
+pub const BUCKETS: usize = 8;
 /// The largest magnitude a float feature or output weight may take, so its
 /// quantised value fits (the trainer clips to this).
 pub const WEIGHT_CLIP: f32 = 1.98;
 
-const MAGIC: &[u8; 8] = b"KBZNET01";
-const HEADER: usize = 24;
+const MAGIC: &[u8; 8] = b"KBZNET02";
+/// The first format, one output for all material: read no more.
+const MAGIC_V1: &[u8; 8] = b"KBZNET01";
+const HEADER: usize = 28;
 
 /// Bytes of a net file.
-pub const FILE_BYTES: usize = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4 + 8;
+pub const FILE_BYTES: usize =
+    HEADER + 2 * (INPUTS * HIDDEN + HIDDEN + BUCKETS * 2 * HIDDEN) + 4 * BUCKETS + 8;
+
+/// The output bucket of a position with `pieces` pieces on the board (2-32).
+#[inline(always)]
+pub fn bucket(pieces: u32) -> usize {
+    (pieces.saturating_sub(2) as usize / 4).min(BUCKETS - 1)
+}
 
 /// The input index of `piece` (0-11: White pawn to king, then Black) on `sq`
 /// (0 = a1) as `persp` sees it: its own pieces first, the board flipped for Black.
@@ -84,9 +98,10 @@ pub struct Network {
     /// `INPUTS x HIDDEN`, by feature.
     pub ft_w: Vec<i16>,
     pub ft_b: Vec<i16>,
-    /// `2 x HIDDEN`: the side to move's half, then the other's.
+    /// `BUCKETS x 2 x HIDDEN`: per bucket the side to move's half, then the other's.
     pub out_w: Vec<i16>,
-    pub out_b: i32,
+    /// One per bucket.
+    pub out_b: Vec<i32>,
     /// Where it came from (its path), for `score` and the logs.
     pub source: String,
 }
@@ -109,6 +124,12 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 impl Network {
     /// Reads a net file's bytes, or says what is wrong with them.
     pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Network, String> {
+        if bytes.len() >= 8 && &bytes[0..8] == MAGIC_V1 {
+            return Err(format!(
+                "{source}: a net of the first format (KBZNET01, one output bucket); this \
+                 program reads KBZNET02 (train it again)"
+            ));
+        }
         if bytes.len() < HEADER || &bytes[0..8] != MAGIC {
             return Err(format!(
                 "{source}: not a kibitzer net file (no {} header)",
@@ -116,12 +137,17 @@ impl Network {
             ));
         }
         let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-        let (hidden, scale, qa, qb) = (u32_at(8), u32_at(12), u32_at(16), u32_at(20));
-        if hidden as usize != HIDDEN || scale as i32 != SCALE || qa as i32 != QA || qb as i32 != QB
+        let (hidden, scale, qa, qb, buckets) =
+            (u32_at(8), u32_at(12), u32_at(16), u32_at(20), u32_at(24));
+        if hidden as usize != HIDDEN
+            || scale as i32 != SCALE
+            || qa as i32 != QA
+            || qb as i32 != QB
+            || buckets as usize != BUCKETS
         {
             return Err(format!(
-                "{source}: a net of {hidden} hidden, scale {scale}, QA {qa}, QB {qb}; this \
-                 program reads {HIDDEN}, {SCALE}, {QA}, {QB}"
+                "{source}: a net of {hidden} hidden, scale {scale}, QA {qa}, QB {qb}, \
+                 {buckets} buckets; this program reads {HIDDEN}, {SCALE}, {QA}, {QB}, {BUCKETS}"
             ));
         }
         if bytes.len() != FILE_BYTES {
@@ -146,8 +172,11 @@ impl Network {
         };
         let ft_w = i16s(INPUTS * HIDDEN);
         let ft_b = i16s(HIDDEN);
-        let out_w = i16s(2 * HIDDEN);
-        let out_b = i32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        let out_w = i16s(BUCKETS * 2 * HIDDEN);
+        let out_b = bytes[at..at + 4 * BUCKETS]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
         let net = Network {
             ft_w,
             ft_b,
@@ -182,13 +211,21 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(FILE_BYTES);
         out.extend_from_slice(MAGIC);
-        for v in [HIDDEN as u32, SCALE as u32, QA as u32, QB as u32] {
+        for v in [
+            HIDDEN as u32,
+            SCALE as u32,
+            QA as u32,
+            QB as u32,
+            BUCKETS as u32,
+        ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
         for v in self.ft_w.iter().chain(&self.ft_b).chain(&self.out_w) {
             out.extend_from_slice(&v.to_le_bytes());
         }
-        out.extend_from_slice(&self.out_b.to_le_bytes());
+        for b in &self.out_b {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let sum = fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
@@ -250,16 +287,18 @@ impl Network {
         self.accumulate([inputs(Color::White), inputs(Color::Black)])
     }
 
-    /// The evaluation in centipawns for the side to move, from an accumulator.
+    /// The evaluation in centipawns for the side to move, from an accumulator, with
+    /// `pieces` on the board.
     #[inline]
-    pub fn output(&self, acc: &Accumulator, stm: Color) -> i32 {
+    pub fn output(&self, acc: &Accumulator, stm: Color, pieces: u32) -> i32 {
         let (us, them) = match stm {
             Color::White => (&acc.v[0], &acc.v[1]),
             Color::Black => (&acc.v[1], &acc.v[0]),
         };
-        let sum = simd::crelu_dot(us, &self.out_w[..HIDDEN])
-            + simd::crelu_dot(them, &self.out_w[HIDDEN..]);
-        let out = (sum as i64 + self.out_b as i64) * SCALE as i64 / (QA * QB) as i64;
+        let b = bucket(pieces);
+        let w = &self.out_w[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
+        let sum = simd::crelu_dot(us, &w[..HIDDEN]) + simd::crelu_dot(them, &w[HIDDEN..]);
+        let out = (sum as i64 + self.out_b[b] as i64) * SCALE as i64 / (QA * QB) as i64;
         out.clamp(
             -(crate::eval::MAX_EVAL as i64),
             crate::eval::MAX_EVAL as i64,
@@ -268,7 +307,11 @@ impl Network {
 
     /// The evaluation of `board` for the side to move, from scratch.
     pub fn evaluate(&self, board: &Board) -> i32 {
-        self.output(&self.refresh(board), board.side_to_move())
+        self.output(
+            &self.refresh(board),
+            board.side_to_move(),
+            board.occupied().count(),
+        )
     }
 }
 
@@ -281,13 +324,19 @@ pub fn score_lines(net: &Network, ev: &mut crate::eval::Evaluator, board: &Board
         Color::Black => -v,
     };
     let pawns = |v: i32| format!("{:+.2}", v as f64 / 100.0);
-    let n = net.evaluate(board);
+    let raw = net.evaluate(board);
+    let n = crate::eval::Evaluator::scale_net(board, raw);
     let k = ev.knob_deviation(board);
     let used = (n + k).clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL);
+    let scaled = if n == raw {
+        String::new()
+    } else {
+        format!("scaled for a drawish ending: {}\n", pawns(white(n)))
+    };
     format!(
-        "net {} ({HIDDEN} hidden): {}\nknobs' share of the handcrafted terms: {}\nevaluation (net + knobs, White's view): {}\n",
+        "net {} ({HIDDEN} hidden): {}\n{scaled}knobs' share of the handcrafted terms: {}\nevaluation (net + knobs, White's view): {}\n",
         net.source,
-        pawns(white(n)),
+        pawns(white(raw)),
         pawns(white(k)),
         pawns(white(used))
     )

@@ -28,8 +28,10 @@ pub(crate) fn random_net(seed: u64) -> Network {
             .map(|_| x.range(-400, 400) as i16)
             .collect(),
         ft_b: (0..HIDDEN).map(|_| x.range(-300, 300) as i16).collect(),
-        out_w: (0..2 * HIDDEN).map(|_| x.range(-127, 127) as i16).collect(),
-        out_b: x.range(-100_000, 100_000),
+        out_w: (0..BUCKETS * 2 * HIDDEN)
+            .map(|_| x.range(-127, 127) as i16)
+            .collect(),
+        out_b: (0..BUCKETS).map(|_| x.range(-100_000, 100_000)).collect(),
         source: "random".into(),
     }
 }
@@ -81,7 +83,11 @@ fn incremental_accumulators_equal_a_refresh_for_every_kind_of_move() {
         let mut stack = AccumulatorStack::new(net.clone());
         stack.reset(&b);
         walk(&net, &mut stack, &mut b, 3, &mut total);
-        assert_eq!(stack.evaluate(b.side_to_move()), net.evaluate(&b), "{fen}");
+        assert_eq!(
+            stack.evaluate(b.side_to_move(), b.occupied().count()),
+            net.evaluate(&b),
+            "{fen}"
+        );
     }
     assert!(total > 10_000, "{total} nodes");
 }
@@ -146,10 +152,20 @@ fn net_files_round_trip_and_damage_is_named() {
         .unwrap_err()
         .contains("not a kibitzer net"));
     let mut other = bytes.clone();
-    other[8] = 0; // hidden size 0
+    other[8..12].copy_from_slice(&0u32.to_le_bytes()); // hidden size 0
     assert!(Network::from_bytes(&other, "x")
         .unwrap_err()
         .contains("this program reads"));
+    let mut other = bytes.clone();
+    other[24] = 1; // one output bucket
+    assert!(Network::from_bytes(&other, "x")
+        .unwrap_err()
+        .contains("1 buckets"));
+    let mut first = bytes.clone();
+    first[..8].copy_from_slice(b"KBZNET01");
+    assert!(Network::from_bytes(&first, "x")
+        .unwrap_err()
+        .contains("first format"));
     // Weights whose sum could overflow the accumulator are refused.
     let mut wild = random_net(3);
     for f in 0..INPUTS {
@@ -166,6 +182,30 @@ fn net_files_round_trip_and_damage_is_named() {
         .unwrap_err()
         .contains("cannot read"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The output's weights and bias are those of the position's band of material:
+/// 2-5 pieces bucket 0, ..., 30-32 bucket 7.
+#[test]
+fn each_band_of_material_has_its_own_output() {
+    assert_eq!(
+        [2, 5, 6, 9, 10, 29, 30, 32].map(bucket),
+        [0, 0, 1, 1, 2, 6, 7, 7]
+    );
+    let mut net = random_net(5);
+    let start = Board::startpos();
+    let kpk = Board::from_fen("8/8/4k3/8/8/4P3/4K3/8 w - - 0 1").unwrap();
+    let (s0, k0) = (net.evaluate(&start), net.evaluate(&kpk));
+    // Zero bucket 0 (three pieces): the ending reads 0, the opening is untouched.
+    net.out_w[..2 * HIDDEN].iter_mut().for_each(|w| *w = 0);
+    net.out_b[0] = 0;
+    assert_eq!(net.evaluate(&kpk), 0);
+    assert_ne!(k0, 0);
+    assert_eq!(net.evaluate(&start), s0);
+    // And bucket 7 moves the opening only.
+    net.out_b[7] += 1_000_000;
+    assert_eq!(net.evaluate(&kpk), 0);
+    assert!(net.evaluate(&start) > s0);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! sigmoid(score / 400) (the search's score) and the game's result, both from
 //! the side to move's view: `lambda` x score + (1 - lambda) x result.
 
-use crate::nnue::{self, Network, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
+use crate::nnue::{self, Network, BUCKETS, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
 use crate::tools::datagen::RECORD;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -67,8 +67,8 @@ pub struct EpochReport {
 const FT_W: usize = 0;
 const FT_B: usize = FT_W + INPUTS * HIDDEN;
 const OUT_W: usize = FT_B + HIDDEN;
-const OUT_B: usize = OUT_W + 2 * HIDDEN;
-const N_PARAMS: usize = OUT_B + 1;
+const OUT_B: usize = OUT_W + BUCKETS * 2 * HIDDEN;
+const N_PARAMS: usize = OUT_B + BUCKETS;
 
 /// One decoded training position.
 struct Pos {
@@ -77,6 +77,8 @@ struct Pos {
     n: usize,
     /// 0 White to move, 1 Black.
     stm: usize,
+    /// The output bucket (by the pieces on the board).
+    bucket: usize,
     /// The training target, the side to move's view, in [0, 1].
     target: f32,
 }
@@ -97,6 +99,7 @@ fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
         feats: [[0; 32]; 2],
         n: 0,
         stm: rec[27] as usize,
+        bucket: nnue::bucket(occ.count_ones()),
         target: 0.0,
     };
     let mut bits = occ;
@@ -160,8 +163,9 @@ impl Model {
             }
         }
         let (us, them) = (p.stm, 1 - p.stm);
-        let mut out = self.w[OUT_B];
-        let (w_us, w_them) = self.w[OUT_W..OUT_B].split_at(HIDDEN);
+        let mut out = self.w[OUT_B + p.bucket];
+        let ow = OUT_W + p.bucket * 2 * HIDDEN;
+        let (w_us, w_them) = self.w[ow..ow + 2 * HIDDEN].split_at(HIDDEN);
         for (i, (a, b)) in w_us.iter().zip(w_them).enumerate() {
             out += a * h[us][i].clamp(0.0, 1.0) + b * h[them][i].clamp(0.0, 1.0);
         }
@@ -174,15 +178,16 @@ impl Model {
         let pred = sigmoid(fw.out);
         let err = pred - p.target;
         let d = 2.0 * err * pred * (1.0 - pred);
-        g[OUT_B] += d;
+        g[OUT_B + p.bucket] += d;
         let (us, them) = (p.stm, 1 - p.stm);
+        let ow = OUT_W + p.bucket * 2 * HIDDEN;
         let mut dh = [[0f32; HIDDEN]; 2];
         for (half, persp) in [(0usize, us), (1, them)] {
             for i in 0..HIDDEN {
                 let h = fw.h[persp][i];
-                g[OUT_W + half * HIDDEN + i] += d * h.clamp(0.0, 1.0);
+                g[ow + half * HIDDEN + i] += d * h.clamp(0.0, 1.0);
                 if h > 0.0 && h < 1.0 {
-                    dh[persp][i] = d * self.w[OUT_W + half * HIDDEN + i];
+                    dh[persp][i] = d * self.w[ow + half * HIDDEN + i];
                 }
             }
         }
@@ -217,7 +222,10 @@ impl Model {
             ft_w: self.w[FT_W..FT_B].iter().map(|&x| q16(x, QA)).collect(),
             ft_b: self.w[FT_B..OUT_W].iter().map(|&x| q16(x, QA)).collect(),
             out_w: self.w[OUT_W..OUT_B].iter().map(|&x| q16(x, QB)).collect(),
-            out_b: (self.w[OUT_B] * (QA * QB) as f32).round() as i32,
+            out_b: self.w[OUT_B..]
+                .iter()
+                .map(|&x| (x * (QA * QB) as f32).round() as i32)
+                .collect(),
             source: source.to_string(),
         }
     }
@@ -311,9 +319,10 @@ fn load_checkpoint(path: &Path) -> Result<(usize, Model, Adam)> {
     let b = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if b.len() != 24 + 12 * N_PARAMS || &b[0..8] != CKPT_MAGIC {
         bail!(
-            "{}: not a checkpoint of this trainer ({} hidden)",
+            "{}: not a checkpoint of this trainer ({} hidden, {} output buckets)",
             path.display(),
-            HIDDEN
+            HIDDEN,
+            BUCKETS
         );
     }
     let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
@@ -520,7 +529,7 @@ pub fn train(
         let (mut vloss, mut qdiff) = (0f64, 0f64);
         for p in &val {
             vloss += model.loss(p) as f64;
-            let q = net.output(&accumulate(&net, p), side(p.stm));
+            let q = net.output(&accumulate(&net, p), side(p.stm), p.n as u32);
             let f = model.eval_cp(p).clamp(
                 -(crate::eval::MAX_EVAL as f32),
                 crate::eval::MAX_EVAL as f32,

@@ -1133,7 +1133,8 @@ fn datagen_train_and_the_net_in_the_engine() {
     );
     assert!(
         r.stdout.contains("White's point of view")
-            && r.stdout.contains(&format!("net {n} (128 hidden)"))
+            && r.stdout
+                .contains(&format!("net {n} ({} hidden)", kibitzer::nnue::HIDDEN))
             && r.stdout
                 .contains("knobs' share of the handcrafted terms: +0.00"),
         "{r}"

@@ -489,7 +489,7 @@ fn a_go_without_the_movers_clock_is_a_short_search_and_says_so() {
 /// shows it under the handcrafted table.
 #[test]
 fn evalfile_takes_a_net_and_names_a_bad_one() {
-    use kibitzer::nnue::{Network, HIDDEN, INPUTS};
+    use kibitzer::nnue::{Network, BUCKETS, HIDDEN, INPUTS};
     let dir = std::env::temp_dir().join(format!("kbz-uci-net-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     // A small net of our own: each piece worth its count of its own weight.
@@ -498,10 +498,10 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
             .map(|i| ((i / HIDDEN) % 6 * 10 + (i / HIDDEN) / 384 * 3) as i16)
             .collect(),
         ft_b: vec![5; HIDDEN],
-        out_w: (0..2 * HIDDEN)
-            .map(|i| if i < HIDDEN { 3 } else { -3 })
+        out_w: (0..BUCKETS * 2 * HIDDEN)
+            .map(|i| if i % (2 * HIDDEN) < HIDDEN { 3 } else { -3 })
             .collect(),
-        out_b: 0,
+        out_b: vec![0; BUCKETS],
         source: String::new(),
     };
     let path = dir.join("t.knn");
@@ -520,7 +520,7 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
     d.expect_prefix("readyok");
     d.send("position startpos moves e2e4");
     d.send("eval");
-    d.expect_contains(&format!("net {} (128 hidden)", path.display()));
+    d.expect_contains(&format!("net {} ({HIDDEN} hidden)", path.display()));
     d.send("go depth 4");
     legal_best(&bestmove(&mut d), &{
         let mut b = Board::startpos();

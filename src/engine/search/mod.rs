@@ -508,8 +508,11 @@ impl Worker {
         match self.nnue.as_mut() {
             None => self.eval.evaluate(&self.board),
             Some(s) => {
-                let v =
-                    s.evaluate(self.board.side_to_move()) + self.eval.knob_deviation(&self.board);
+                let net = crate::eval::Evaluator::scale_net(
+                    &self.board,
+                    s.evaluate(self.board.side_to_move(), self.board.occupied().count()),
+                );
+                let v = net + self.eval.knob_deviation(&self.board);
                 v.clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL)
             }
         }
