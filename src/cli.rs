@@ -236,6 +236,10 @@ pub(crate) struct TrainArgs {
     /// Seed for the first weights and the shuffles.
     #[arg(long, default_value_t = 1)]
     pub(crate) seed: u64,
+    /// Train a net to add to the handcrafted evaluation (what it misses) rather
+    /// than one to take its place; the net file says which it is.
+    #[arg(long)]
+    pub(crate) on_handcrafted: bool,
 }
 
 impl TrainArgs {
@@ -249,6 +253,7 @@ impl TrainArgs {
             lr_drop: self.lr_drop,
             lr_drop_at: self.lr_drop_at,
             lambda: self.lambda,
+            on_handcrafted: self.on_handcrafted,
             threads: self.threads,
             seed: self.seed,
             ..Default::default()

@@ -322,6 +322,19 @@ impl Evaluator {
         } else {
             Color::Black
         };
+        // `endgame::scale` is below its maximum only where the strong side has no
+        // pawns or rook pawns only, each side one bishop, or one pawn against none:
+        // the middle game skips the material count.
+        let sp = board.pieces(strong, PieceType::Pawn);
+        let one_bishop = |c: Color| board.pieces(c, PieceType::Bishop).count() == 1;
+        let a_or_h = |f: usize| (sp & !file_bb(f)).is_empty();
+        if !(a_or_h(0)
+            || a_or_h(7)
+            || (one_bishop(Color::White) && one_bishop(Color::Black))
+            || (sp.count() == 1 && board.pieces(!strong, PieceType::Pawn).is_empty()))
+        {
+            return v;
+        }
         let mat = [
             Material::of(board, Color::White),
             Material::of(board, Color::Black),

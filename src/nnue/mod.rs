@@ -17,10 +17,11 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 0-7 | magic `KBZNET02` |
+//! | 0-7 | magic `KBZNET03` |
 //! | 8-11 | hidden size (u32, must be [`HIDDEN`]) |
 //! | 12-15 | output scale (u32, [`SCALE`]) |
 //! | 16-19 | QA (u32), 20-23 QB (u32), 24-27 output buckets (u32, [`BUCKETS`]) |
+//! | 28-31 | base (u32): 0 the net alone, 1 on top of the handcrafted evaluation |
 //! | then | feature weights, i16, 768 x hidden, by feature then neuron |
 //! | then | feature biases, i16, hidden |
 //! | then | output weights, i16, buckets x 2 x hidden (side to move's half first) |
@@ -52,10 +53,13 @@ pub const BUCKETS: usize = 8;
 /// quantised value fits (the trainer clips to this).
 pub const WEIGHT_CLIP: f32 = 1.98;
 
-const MAGIC: &[u8; 8] = b"KBZNET02";
-/// The first format, one output for all material: read no more.
-const MAGIC_V1: &[u8; 8] = b"KBZNET01";
-const HEADER: usize = 28;
+const MAGIC: &[u8; 8] = b"KBZNET03";
+/// Earlier formats, read no more: one output for all material (01), no base field (02).
+const MAGIC_OLD: [(&[u8; 8], &str); 2] = [
+    (b"KBZNET01", "one output bucket"),
+    (b"KBZNET02", "no base field"),
+];
+const HEADER: usize = 32;
 
 /// Bytes of a net file.
 pub const FILE_BYTES: usize =
@@ -102,6 +106,9 @@ pub struct Network {
     pub out_w: Vec<i16>,
     /// One per bucket.
     pub out_b: Vec<i32>,
+    /// The net's value is added to the handcrafted evaluation's (it was trained on
+    /// what the handcrafted evaluation misses), rather than taking its place.
+    pub on_handcrafted: bool,
     /// Where it came from (its path), for `score` and the logs.
     pub source: String,
 }
@@ -124,11 +131,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 impl Network {
     /// Reads a net file's bytes, or says what is wrong with them.
     pub fn from_bytes(bytes: &[u8], source: &str) -> Result<Network, String> {
-        if bytes.len() >= 8 && &bytes[0..8] == MAGIC_V1 {
-            return Err(format!(
-                "{source}: a net of the first format (KBZNET01, one output bucket); this \
-                 program reads KBZNET02 (train it again)"
-            ));
+        for (old, what) in MAGIC_OLD {
+            if bytes.len() >= 8 && &bytes[0..8] == old {
+                return Err(format!(
+                    "{source}: a net of an earlier format ({}, {what}); this program reads \
+                     {} (train it again)",
+                    String::from_utf8_lossy(old),
+                    String::from_utf8_lossy(MAGIC)
+                ));
+            }
         }
         if bytes.len() < HEADER || &bytes[0..8] != MAGIC {
             return Err(format!(
@@ -137,8 +148,14 @@ impl Network {
             ));
         }
         let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
-        let (hidden, scale, qa, qb, buckets) =
-            (u32_at(8), u32_at(12), u32_at(16), u32_at(20), u32_at(24));
+        let (hidden, scale, qa, qb, buckets, base) = (
+            u32_at(8),
+            u32_at(12),
+            u32_at(16),
+            u32_at(20),
+            u32_at(24),
+            u32_at(28),
+        );
         if hidden as usize != HIDDEN
             || scale as i32 != SCALE
             || qa as i32 != QA
@@ -148,6 +165,11 @@ impl Network {
             return Err(format!(
                 "{source}: a net of {hidden} hidden, scale {scale}, QA {qa}, QB {qb}, \
                  {buckets} buckets; this program reads {HIDDEN}, {SCALE}, {QA}, {QB}, {BUCKETS}"
+            ));
+        }
+        if base > 1 {
+            return Err(format!(
+                "{source}: base {base} (0 the net alone, 1 on top of the handcrafted evaluation)"
             ));
         }
         if bytes.len() != FILE_BYTES {
@@ -182,6 +204,7 @@ impl Network {
             ft_b,
             out_w,
             out_b,
+            on_handcrafted: base == 1,
             source: source.to_string(),
         };
         net.check_range()?;
@@ -217,6 +240,7 @@ impl Network {
             QA as u32,
             QB as u32,
             BUCKETS as u32,
+            self.on_handcrafted as u32,
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -315,9 +339,48 @@ impl Network {
     }
 }
 
+/// A net's output made into the evaluation the search uses (the side to move's
+/// view): the one place that says how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Composed {
+    /// The net's output, scaled in the drawish endings if the net plays alone.
+    pub net: i32,
+    /// What is added to it: the handcrafted evaluation (with its knobs) for a net
+    /// on the handcrafted evaluation, else the knobs' share of the handcrafted terms
+    /// (0 at the default knobs).
+    pub added: i32,
+    /// Their sum, within the evaluation's bounds.
+    pub value: i32,
+}
+
+/// Composes the net's output `raw` for `board` (side to move's view): on top of
+/// the handcrafted evaluation if the net was trained so, else alone, scaled as the
+/// handcrafted evaluation scales its drawish endings, plus the knobs' share.
+#[inline]
+pub fn compose(
+    on_handcrafted: bool,
+    raw: i32,
+    ev: &mut crate::eval::Evaluator,
+    board: &Board,
+) -> Composed {
+    let (net, added) = if on_handcrafted {
+        (raw, ev.evaluate(board))
+    } else {
+        (
+            crate::eval::Evaluator::scale_net(board, raw),
+            ev.knob_deviation(board),
+        )
+    };
+    Composed {
+        net,
+        added,
+        value: (net + added).clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL),
+    }
+}
+
 /// The lines `score` adds under the handcrafted table when a net plays: the net's
-/// value, the knobs' share of the handcrafted terms, and their sum (what the
-/// search uses), in pawns from White's view.
+/// value, what is added to it, and their sum (what the search uses), in pawns from
+/// White's view.
 pub fn score_lines(net: &Network, ev: &mut crate::eval::Evaluator, board: &Board) -> String {
     let white = |v: i32| match board.side_to_move() {
         Color::White => v,
@@ -325,20 +388,27 @@ pub fn score_lines(net: &Network, ev: &mut crate::eval::Evaluator, board: &Board
     };
     let pawns = |v: i32| format!("{:+.2}", v as f64 / 100.0);
     let raw = net.evaluate(board);
-    let n = crate::eval::Evaluator::scale_net(board, raw);
-    let k = ev.knob_deviation(board);
-    let used = (n + k).clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL);
-    let scaled = if n == raw {
+    let c = compose(net.on_handcrafted, raw, ev, board);
+    let scaled = if c.net == raw {
         String::new()
     } else {
-        format!("scaled for a drawish ending: {}\n", pawns(white(n)))
+        format!("scaled for a drawish ending: {}\n", pawns(white(c.net)))
+    };
+    let (kind, added, sum) = if net.on_handcrafted {
+        (
+            ", on the handcrafted evaluation",
+            "handcrafted evaluation (with the knobs)",
+            "net + handcrafted",
+        )
+    } else {
+        ("", "knobs' share of the handcrafted terms", "net + knobs")
     };
     format!(
-        "net {} ({HIDDEN} hidden): {}\n{scaled}knobs' share of the handcrafted terms: {}\nevaluation (net + knobs, White's view): {}\n",
+        "net {} ({HIDDEN} hidden{kind}): {}\n{scaled}{added}: {}\nevaluation ({sum}, White's view): {}\n",
         net.source,
         pawns(white(raw)),
-        pawns(white(k)),
-        pawns(white(used))
+        pawns(white(c.added)),
+        pawns(white(c.value))
     )
 }
 

@@ -32,6 +32,7 @@ pub(crate) fn random_net(seed: u64) -> Network {
             .map(|_| x.range(-127, 127) as i16)
             .collect(),
         out_b: (0..BUCKETS).map(|_| x.range(-100_000, 100_000)).collect(),
+        on_handcrafted: false,
         source: "random".into(),
     }
 }
@@ -161,11 +162,29 @@ fn net_files_round_trip_and_damage_is_named() {
     assert!(Network::from_bytes(&other, "x")
         .unwrap_err()
         .contains("1 buckets"));
-    let mut first = bytes.clone();
-    first[..8].copy_from_slice(b"KBZNET01");
-    assert!(Network::from_bytes(&first, "x")
+    for old in [b"KBZNET01", b"KBZNET02"] {
+        let mut first = bytes.clone();
+        first[..8].copy_from_slice(old);
+        let e = Network::from_bytes(&first, "x").unwrap_err();
+        assert!(
+            e.contains("an earlier format") && e.contains("train it again"),
+            "{e}"
+        );
+    }
+    // The base field: 1 (on the handcrafted evaluation) round-trips, 2 is refused.
+    let mut on = random_net(3);
+    on.on_handcrafted = true;
+    assert!(
+        Network::from_bytes(&on.to_bytes(), "x")
+            .unwrap()
+            .on_handcrafted
+    );
+    assert!(!back.on_handcrafted);
+    let mut other = bytes.clone();
+    other[28] = 2;
+    assert!(Network::from_bytes(&other, "x")
         .unwrap_err()
-        .contains("first format"));
+        .contains("base 2"));
     // Weights whose sum could overflow the accumulator are refused.
     let mut wild = random_net(3);
     for f in 0..INPUTS {
@@ -239,4 +258,25 @@ fn the_net_sees_both_colours_alike() {
         let m = Board::from_fen(&format!("{flipped} {stm} - - 0 1")).unwrap();
         assert_eq!(net.evaluate(&b), net.evaluate(&m), "{fen}");
     }
+}
+
+/// A net on the handcrafted evaluation is added to it (knobs and all); a net
+/// alone gets only the knobs' share, 0 at the defaults.
+#[test]
+fn compose_adds_the_handcrafted_value_to_a_net_on_it() {
+    let board =
+        Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 0 1")
+            .unwrap();
+    let mut ev = crate::eval::Evaluator::new(1 << 16);
+    let hce = ev.evaluate(&board);
+    let on = compose(true, 37, &mut ev, &board);
+    assert_eq!((on.net, on.added, on.value), (37, hce, 37 + hce));
+    let alone = compose(false, 37, &mut ev, &board);
+    assert_eq!((alone.net, alone.added, alone.value), (37, 0, 37));
+    let mut p = *ev.params();
+    p.kscale = 150;
+    ev.set_params(p);
+    let knobs = ev.evaluate(&board);
+    assert_eq!(compose(true, 37, &mut ev, &board).value, 37 + knobs);
+    assert_eq!(compose(false, 37, &mut ev, &board).value, 37 + knobs - hce);
 }

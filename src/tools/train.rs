@@ -7,6 +7,11 @@
 //! The loss: the squared difference between sigmoid(net) and a blend of
 //! sigmoid(score / 400) (the search's score) and the game's result, both from
 //! the side to move's view: `lambda` x score + (1 - lambda) x result.
+//!
+//! With `on_handcrafted` the net learns what the handcrafted evaluation misses:
+//! its output is added to the handcrafted static value (computed once per
+//! position, mirrored positions too) before the sigmoid, and the engine adds the
+//! two the same way.
 
 use crate::nnue::{self, Network, BUCKETS, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
 use crate::tools::datagen::RECORD;
@@ -31,6 +36,8 @@ pub struct TrainOptions {
     pub seed: u64,
     /// Positions kept aside to measure the loss on (every `1/validation`-th).
     pub validation: usize,
+    /// Train a net to add to the handcrafted evaluation rather than replace it.
+    pub on_handcrafted: bool,
 }
 
 impl Default for TrainOptions {
@@ -47,6 +54,7 @@ impl Default for TrainOptions {
             threads: 2,
             seed: 1,
             validation: 50,
+            on_handcrafted: false,
         }
     }
 }
@@ -81,6 +89,9 @@ struct Pos {
     bucket: usize,
     /// The training target, the side to move's view, in [0, 1].
     target: f32,
+    /// What the output is added to before the sigmoid: the handcrafted value (side
+    /// to move's view, / `SCALE`) for a net on the handcrafted evaluation, else 0.
+    base: f32,
 }
 
 fn sigmoid(x: f32) -> f32 {
@@ -101,6 +112,7 @@ fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
         stm: rec[27] as usize,
         bucket: nnue::bucket(occ.count_ones()),
         target: 0.0,
+        base: 0.0,
     };
     let mut bits = occ;
     while bits != 0 {
@@ -163,7 +175,7 @@ impl Model {
             }
         }
         let (us, them) = (p.stm, 1 - p.stm);
-        let mut out = self.w[OUT_B + p.bucket];
+        let mut out = self.w[OUT_B + p.bucket] + p.base;
         let ow = OUT_W + p.bucket * 2 * HIDDEN;
         let (w_us, w_them) = self.w[ow..ow + 2 * HIDDEN].split_at(HIDDEN);
         for (i, (a, b)) in w_us.iter().zip(w_them).enumerate() {
@@ -210,13 +222,14 @@ impl Model {
         e * e
     }
 
-    /// The float evaluation in centipawns (the side to move's view).
+    /// The float net's own value in centipawns (the side to move's view; without
+    /// the base).
     fn eval_cp(&self, p: &Pos) -> f32 {
-        self.forward(p).out * nnue::SCALE as f32
+        (self.forward(p).out - p.base) * nnue::SCALE as f32
     }
 
     /// The quantised net.
-    pub fn quantise(&self, source: &str) -> Network {
+    pub fn quantise(&self, source: &str, on_handcrafted: bool) -> Network {
         let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
         Network {
             ft_w: self.w[FT_W..FT_B].iter().map(|&x| q16(x, QA)).collect(),
@@ -226,6 +239,7 @@ impl Model {
                 .iter()
                 .map(|&x| (x * (QA * QB) as f32).round() as i32)
                 .collect(),
+            on_handcrafted,
             source: source.to_string(),
         }
     }
@@ -292,7 +306,8 @@ impl Adam {
     }
 }
 
-const CKPT_MAGIC: &[u8; 8] = b"KBZCKPT1";
+const CKPT_MAGIC: &[u8; 8] = b"KBZCKPT2";
+const CKPT_HEADER: usize = 28;
 
 /// The checkpoint beside the net: `<out>.ckpt`.
 pub fn checkpoint_path(out: &Path) -> PathBuf {
@@ -301,12 +316,19 @@ pub fn checkpoint_path(out: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn save_checkpoint(path: &Path, epoch: usize, model: &Model, adam: &Adam) -> Result<()> {
-    let mut b = Vec::with_capacity(32 + 12 * N_PARAMS);
+fn save_checkpoint(
+    path: &Path,
+    epoch: usize,
+    model: &Model,
+    adam: &Adam,
+    on_handcrafted: bool,
+) -> Result<()> {
+    let mut b = Vec::with_capacity(CKPT_HEADER + 12 * N_PARAMS);
     b.extend_from_slice(CKPT_MAGIC);
     b.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
     b.extend_from_slice(&(epoch as u32).to_le_bytes());
     b.extend_from_slice(&adam.step.to_le_bytes());
+    b.extend_from_slice(&(on_handcrafted as u32).to_le_bytes());
     for v in [&model.w, &adam.m, &adam.v] {
         for x in v.iter() {
             b.extend_from_slice(&x.to_le_bytes());
@@ -315,9 +337,9 @@ fn save_checkpoint(path: &Path, epoch: usize, model: &Model, adam: &Adam) -> Res
     write_atomically(path, &b)
 }
 
-fn load_checkpoint(path: &Path) -> Result<(usize, Model, Adam)> {
+fn load_checkpoint(path: &Path, on_handcrafted: bool) -> Result<(usize, Model, Adam)> {
     let b = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    if b.len() != 24 + 12 * N_PARAMS || &b[0..8] != CKPT_MAGIC {
+    if b.len() != CKPT_HEADER + 12 * N_PARAMS || &b[0..8] != CKPT_MAGIC {
         bail!(
             "{}: not a checkpoint of this trainer ({} hidden, {} output buckets)",
             path.display(),
@@ -329,10 +351,26 @@ fn load_checkpoint(path: &Path) -> Result<(usize, Model, Adam)> {
     if u32_at(8) as usize != HIDDEN {
         bail!("{}: a checkpoint of {} hidden", path.display(), u32_at(8));
     }
+    let what = |on: bool| {
+        if on {
+            "a net on the handcrafted evaluation"
+        } else {
+            "a net alone"
+        }
+    };
+    if (u32_at(24) == 1) != on_handcrafted {
+        bail!(
+            "{}: a checkpoint of {}; this run trains {} (another --out, or the same \
+             --on-handcrafted)",
+            path.display(),
+            what(u32_at(24) == 1),
+            what(on_handcrafted)
+        );
+    }
     let epoch = u32_at(12) as usize;
     let step = u64::from_le_bytes(b[16..24].try_into().expect("8 bytes"));
     let floats = |k: usize| -> Vec<f32> {
-        b[24 + 4 * k * N_PARAMS..24 + 4 * (k + 1) * N_PARAMS]
+        b[CKPT_HEADER + 4 * k * N_PARAMS..CKPT_HEADER + 4 * (k + 1) * N_PARAMS]
             .chunks_exact(4)
             .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect()
@@ -448,7 +486,7 @@ pub fn train(
     let batch = opts.batch.max(1);
     let ckpt = checkpoint_path(&opts.out);
     let (first_epoch, mut model, mut adam) = if ckpt.exists() {
-        let (e, m, a) = load_checkpoint(&ckpt)?;
+        let (e, m, a) = load_checkpoint(&ckpt, opts.on_handcrafted)?;
         (e + 1, m, a)
     } else {
         (1, Model::new(opts.seed), Adam::new())
@@ -459,10 +497,19 @@ pub fn train(
     if train_ix.is_empty() || val_ix.is_empty() {
         bail!("{} positions: too few to keep some aside", data.len());
     }
-    let val: Vec<Pos> = val_ix
-        .iter()
-        .filter_map(|&i| decode(data.record(i), opts.lambda, false))
-        .collect();
+    let bases = if opts.on_handcrafted {
+        handcrafted_bases(data, threads)
+    } else {
+        Vec::new()
+    };
+    let position = |i: usize, mirror: bool| {
+        let mut p = decode(data.record(i), opts.lambda, mirror)?;
+        if let Some(b) = bases.get(i) {
+            p.base = b[mirror as usize];
+        }
+        Some(p)
+    };
+    let val: Vec<Pos> = val_ix.iter().filter_map(|&i| position(i, false)).collect();
     let mut grads: Vec<Vec<f32>> = (0..threads).map(|_| vec![0f32; N_PARAMS]).collect();
     for epoch in first_epoch..=opts.epochs {
         let started = std::time::Instant::now();
@@ -481,10 +528,11 @@ pub fn train(
         for chunk in train_ix.chunks(batch) {
             if stop.load(Ordering::SeqCst) {
                 // The epoch is not finished: the checkpoint of the last one stands.
-                return Ok(model.quantise(&opts.out.display().to_string()));
+                return Ok(model.quantise(&opts.out.display().to_string(), opts.on_handcrafted));
             }
             let per = chunk.len().div_ceil(threads);
             let model_ref = &model;
+            let position = &position;
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let hs: Vec<_> = grads
                     .iter_mut()
@@ -499,7 +547,7 @@ pub fn train(
                                     .wrapping_mul(0x9E37_79B9_7F4A_7C15)
                                     >> 63
                                     == 1;
-                                if let Some(p) = decode(data.record(i), opts.lambda, mirror) {
+                                if let Some(p) = position(i, mirror) {
                                     l += model_ref.backward(&p, g) as f64;
                                 }
                             }
@@ -525,7 +573,7 @@ pub fn train(
             done += chunk.len();
             progress(done, train_ix.len());
         }
-        let net = model.quantise(&opts.out.display().to_string());
+        let net = model.quantise(&opts.out.display().to_string(), opts.on_handcrafted);
         let (mut vloss, mut qdiff) = (0f64, 0f64);
         for p in &val {
             vloss += model.loss(p) as f64;
@@ -536,7 +584,7 @@ pub fn train(
             );
             qdiff += (q as f64 - f as f64).abs();
         }
-        save_checkpoint(&ckpt, epoch, &model, &adam)?;
+        save_checkpoint(&ckpt, epoch, &model, &adam, opts.on_handcrafted)?;
         write_atomically(&opts.out, &net.to_bytes())?;
         report(&EpochReport {
             epoch,
@@ -547,7 +595,51 @@ pub fn train(
             positions: done,
         });
     }
-    Ok(model.quantise(&opts.out.display().to_string()))
+    Ok(model.quantise(&opts.out.display().to_string(), opts.on_handcrafted))
+}
+
+/// The handcrafted evaluation's static value of every record, as it is and
+/// mirrored a-h (the side to move's view, in the net's units: / `SCALE`); a record
+/// that does not decode gets 0 (`decode` skips it anyway).
+fn handcrafted_bases(data: &Data, threads: usize) -> Vec<[f32; 2]> {
+    let mut out = vec![[0f32; 2]; data.len()];
+    let per = data.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|s| {
+        for (k, part) in out.chunks_mut(per).enumerate() {
+            s.spawn(move || {
+                let mut ev = crate::eval::Evaluator::new(1 << 20);
+                for (j, b) in part.iter_mut().enumerate() {
+                    let Ok(sample) =
+                        crate::tools::datagen::Sample::decode(data.record(k * per + j))
+                    else {
+                        continue;
+                    };
+                    let value = |ev: &mut crate::eval::Evaluator, board: &crate::chess::Board| {
+                        ev.evaluate(board) as f32 / nnue::SCALE as f32
+                    };
+                    b[0] = value(&mut ev, &sample.board);
+                    if let Some(m) = mirrored(&sample.board) {
+                        b[1] = value(&mut ev, &m);
+                    }
+                }
+            });
+        }
+    });
+    out
+}
+
+/// `board` mirrored from the a-file to the h-file (a record's position: no
+/// castling rights, no en passant square).
+fn mirrored(board: &crate::chess::Board) -> Option<crate::chess::Board> {
+    let fen = board.to_fen();
+    let mut fields = fen.split(' ');
+    let placement: Vec<String> = fields
+        .next()?
+        .split('/')
+        .map(|rank| rank.chars().rev().collect())
+        .collect();
+    let stm = fields.next()?;
+    crate::chess::Board::from_fen(&format!("{} {stm} - - 0 1", placement.join("/"))).ok()
 }
 
 fn side(stm: usize) -> crate::chess::Color {

@@ -111,6 +111,19 @@ impl Bot {
     }
 }
 
+/// The status once `f` holds of it, or as it stands after `limit` (the page
+/// follows the games a moment behind the servers).
+pub(crate) async fn status_until(
+    rx: &tokio::sync::watch::Receiver<kibitzer::bot::status::Status>,
+    limit: Duration,
+    f: impl Fn(&kibitzer::bot::status::Status) -> bool,
+) -> kibitzer::bot::status::Status {
+    let mut rx = rx.clone();
+    let _ = tokio::time::timeout(limit, rx.wait_for(|s| f(s))).await;
+    let st = rx.borrow().clone();
+    st
+}
+
 pub(crate) async fn events_until(
     rx: &mut tokio::sync::broadcast::Receiver<BotEvent>,
     limit: Duration,
@@ -581,14 +594,10 @@ async fn lichess_and_fics_in_one_daemon() {
     assert_eq!(accounts, ["ics", "lichess"]);
     // Both accounts on the status, each logged in; both games counted under their
     // account and in the results.
-    let mut st = status.borrow().clone();
-    for _ in 0..100 {
-        if st.results.rows.len() == 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        st = status.borrow().clone();
-    }
+    let st = status_until(&status, Duration::from_secs(5), |s| {
+        s.results.rows.len() == 2
+    })
+    .await;
     let mut names: Vec<&str> = st.accounts.iter().map(|a| a.name.as_str()).collect();
     names.sort();
     assert_eq!(names, ["ics", "lichess"]);
@@ -756,19 +765,10 @@ async fn lichess_chat_commands_greeting_and_offers() {
     );
     {
         // The status page lists the game under its unique name, with its link.
-        // (The page follows the game a moment after the fake has the moves.)
-        let t0 = std::time::Instant::now();
-        while t0.elapsed() < Duration::from_secs(10)
-            && !bot
-                .status
-                .borrow()
-                .games
-                .iter()
-                .any(|g| g.site == "lichess" && g.ply >= 2)
-        {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let st = bot.status.borrow().clone();
+        let st = status_until(&bot.status, Duration::from_secs(10), |s| {
+            s.games.iter().any(|g| g.site == "lichess" && g.ply >= 2)
+        })
+        .await;
         let g = st
             .games
             .iter()
@@ -855,12 +855,11 @@ async fn lichess_chat_commands_greeting_and_offers() {
     fake.opponent_resigns("t1");
     let r = bot.game_ended(Duration::from_secs(120)).await;
     assert_ne!(r.result, "*", "{r:?}");
-    let t0 = std::time::Instant::now();
-    while t0.elapsed() < Duration::from_secs(5) && !bot.status.borrow().games.is_empty() {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
     assert!(
-        bot.status.borrow().games.is_empty(),
+        status_until(&bot.status, Duration::from_secs(5), |s| s.games.is_empty())
+            .await
+            .games
+            .is_empty(),
         "the game leaves the status page when it ends"
     );
     assert!(

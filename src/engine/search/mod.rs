@@ -501,19 +501,17 @@ impl Worker {
         }
     }
 
-    /// The static evaluation for the side to move: the net with the knobs' share
-    /// of the handcrafted terms on top (`evaluation.net`), else the handcrafted one.
+    /// The static evaluation for the side to move: the net's (`evaluation.net`,
+    /// composed with the handcrafted evaluation by `nnue::compose`), else the
+    /// handcrafted one.
     #[inline(always)]
     fn static_eval(&mut self) -> i32 {
         match self.nnue.as_mut() {
             None => self.eval.evaluate(&self.board),
             Some(s) => {
-                let net = crate::eval::Evaluator::scale_net(
-                    &self.board,
-                    s.evaluate(self.board.side_to_move(), self.board.occupied().count()),
-                );
-                let v = net + self.eval.knob_deviation(&self.board);
-                v.clamp(-crate::eval::MAX_EVAL, crate::eval::MAX_EVAL)
+                let raw = s.evaluate(self.board.side_to_move(), self.board.occupied().count());
+                let on = s.net().on_handcrafted;
+                crate::nnue::compose(on, raw, &mut self.eval, &self.board).value
             }
         }
     }
