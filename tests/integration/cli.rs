@@ -1166,6 +1166,65 @@ fn datagen_train_and_the_net_in_the_engine() {
     assert!(train("3")
         .stdout
         .contains("handcrafted evaluation's validation loss"));
+    // A net on the handcrafted evaluation: trained with --on-handcrafted, said so
+    // by `score`, added to the handcrafted value; the checkpoint of a net alone is
+    // not resumed as one.
+    let on = dir.join("on.knn");
+    let on_hce = |out: &str| {
+        run_with(
+            &[
+                "train",
+                "--data",
+                d,
+                "--out",
+                out,
+                "--epochs",
+                "1",
+                "--batch",
+                "128",
+                "--on-handcrafted",
+            ],
+            "",
+            &[],
+            Duration::from_secs(120),
+        )
+    };
+    let r = on_hce(n);
+    assert_ne!(r.code, Some(0));
+    assert!(
+        r.stderr
+            .contains("a checkpoint of a net alone; this run trains a net on the handcrafted"),
+        "{r}"
+    );
+    let r = on_hce(on.to_str().unwrap());
+    assert_eq!(r.code, Some(0), "{r}");
+    let r = run_with(
+        &[
+            "--set",
+            &format!("evaluation.net={}", on.display()),
+            "--no-rc",
+        ],
+        "score\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    let pawns = |label: &str| -> f64 {
+        let line = r.stdout.lines().find(|l| l.contains(label)).unwrap_or("");
+        line.rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .parse()
+            .unwrap_or(f64::NAN)
+    };
+    let (net_v, hce_v, sum) = (
+        pawns("hidden, on the handcrafted evaluation):"),
+        pawns("handcrafted evaluation (with the knobs):"),
+        pawns("evaluation (net + handcrafted, White's view):"),
+    );
+    assert!(
+        (net_v + hce_v - sum).abs() < 0.015,
+        "net {net_v} + handcrafted {hce_v} = {sum}: {r}"
+    );
     let r = run(&["--set", "evaluation.net=/nonexistent/x.knn", "bench", "3"]);
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("cannot read /nonexistent/x.knn"), "{r}");
