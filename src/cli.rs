@@ -230,6 +230,10 @@ pub(crate) struct TrainArgs {
     /// alone, which measured best on our first data).
     #[arg(long, default_value_t = 1.0)]
     pub(crate) lambda: f32,
+    /// The result term's scale in centipawns (sigmoid(net / K) against the
+    /// result); without it, fitted on the data where --lambda is below 1.
+    #[arg(long)]
+    pub(crate) result_scale: Option<f32>,
     /// Threads sharing each batch.
     #[arg(long, default_value_t = 2)]
     pub(crate) threads: usize,
@@ -253,6 +257,7 @@ impl TrainArgs {
             lr_drop: self.lr_drop,
             lr_drop_at: self.lr_drop_at,
             lambda: self.lambda,
+            result_scale: self.result_scale,
             on_handcrafted: self.on_handcrafted,
             threads: self.threads,
             seed: self.seed,

@@ -629,7 +629,8 @@ fn run() -> Result<()> {
             use kibitzer::tools::train::{checkpoint_path, train, Data};
             use std::sync::atomic::{AtomicBool, Ordering};
             use std::sync::Arc;
-            let opts = args.options();
+            let mut opts = args.options();
+            kibitzer::tools::train::check_options(&opts)?;
             let (path, epochs) = (args.out.clone(), args.epochs);
             let d = Data::load(&opts.data)?;
             writeln!(
@@ -640,6 +641,14 @@ fn run() -> Result<()> {
                 d.malformed,
                 d.partial_bytes
             )?;
+            if opts.lambda < 1.0 && opts.result_scale.is_none() {
+                let (k, e) = kibitzer::tools::train::fit_result_scale(&d);
+                writeln!(
+                    out,
+                    "the result's scale fitted on the data: {k} cp (sigmoid(score / {k}) against the results: mean squared error {e:.4})"
+                )?;
+                opts.result_scale = Some(k);
+            }
             writeln!(
                 out,
                 "the handcrafted evaluation's validation loss: {:.6}",

@@ -4,9 +4,12 @@
 //! moments: a run stopped at any moment goes on from the last epoch when started
 //! again with the same output) and the quantised net file.
 //!
-//! The loss: the squared difference between sigmoid(net) and a blend of
-//! sigmoid(score / 400) (the search's score) and the game's result, both from
-//! the side to move's view: `lambda` x score + (1 - lambda) x result.
+//! The loss, from the side to move's view: `lambda` x (sigmoid(net / 400) -
+//! sigmoid(score / 400))^2 + (1 - lambda) x (sigmoid(net / K) - result)^2, where
+//! score is the search's and K the result's own scale (fitted on the data: the K
+//! at which sigmoid(score / K) predicts the results best, about 150 on our
+//! self-play data). Both terms are smallest where the net says what the search
+//! said; a result term at 400 would ask for values far beyond the scores.
 //!
 //! With `on_handcrafted` the net learns what the handcrafted evaluation misses:
 //! its output is added to the handcrafted static value (computed once per
@@ -32,6 +35,8 @@ pub struct TrainOptions {
     pub lr_drop_at: f32,
     /// Weight of the search's score against the result (0-1).
     pub lambda: f32,
+    /// The result term's scale in centipawns (`None`: fitted on the data).
+    pub result_scale: Option<f32>,
     pub threads: usize,
     pub seed: u64,
     /// Positions kept aside to measure the loss on (every `1/validation`-th).
@@ -51,6 +56,7 @@ impl Default for TrainOptions {
             lr_drop: 0.1,
             lr_drop_at: 0.75,
             lambda: 1.0,
+            result_scale: None,
             threads: 2,
             seed: 1,
             validation: 50,
@@ -87,8 +93,10 @@ struct Pos {
     stm: usize,
     /// The output bucket (by the pieces on the board).
     bucket: usize,
-    /// The training target, the side to move's view, in [0, 1].
-    target: f32,
+    /// The search's score through sigmoid(score / 400), the side to move's view.
+    score: f32,
+    /// The game's result, the side to move's view (0, 0.5, 1).
+    result: f32,
     /// What the output is added to before the sigmoid: the handcrafted value (side
     /// to move's view, / `SCALE`) for a net on the handcrafted evaluation, else 0.
     base: f32,
@@ -101,7 +109,7 @@ fn sigmoid(x: f32) -> f32 {
 /// Decodes a record (as `datagen::Sample::decode` would accept it), or `None`;
 /// `mirror` flips the board from the a-file to the h-file (the same position in
 /// value, as records hold no castling rights: twice the positions to learn from).
-fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
+fn decode(rec: &[u8], mirror: bool) -> Option<Pos> {
     let occ = u64::from_le_bytes(rec[0..8].try_into().ok()?);
     if occ.count_ones() > 32 || rec[26] > 2 || rec[27] > 1 {
         return None;
@@ -111,7 +119,8 @@ fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
         n: 0,
         stm: rec[27] as usize,
         bucket: nnue::bucket(occ.count_ones()),
-        target: 0.0,
+        score: 0.0,
+        result: 0.0,
         base: 0.0,
     };
     let mut bits = occ;
@@ -134,8 +143,88 @@ fn decode(rec: &[u8], lambda: f32, mirror: bool) -> Option<Pos> {
     } else {
         (-white_score, 1.0 - white_result)
     };
-    p.target = lambda * sigmoid(score / nnue::SCALE as f32) + (1.0 - lambda) * result;
+    p.score = sigmoid(score / nnue::SCALE as f32);
+    p.result = result;
     Some(p)
+}
+
+/// How the loss blends the search's score and the game's result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Blend {
+    /// Weight of the score term (0-1).
+    pub lambda: f32,
+    /// The result term's scale, centipawns.
+    pub result_scale: f32,
+}
+
+impl Blend {
+    /// The loss of an output `out` (in units of `SCALE` centipawns, base added)
+    /// on `p`, and its derivative by `out`.
+    fn loss_grad(&self, out: f32, p: &Pos) -> (f32, f32) {
+        let ps = sigmoid(out);
+        let es = ps - p.score;
+        let (mut loss, mut grad) = (0.0, 0.0);
+        if self.lambda > 0.0 {
+            loss += self.lambda * es * es;
+            grad += self.lambda * 2.0 * es * ps * (1.0 - ps);
+        }
+        if self.lambda < 1.0 {
+            let m = nnue::SCALE as f32 / self.result_scale;
+            let pr = sigmoid(out * m);
+            let er = pr - p.result;
+            loss += (1.0 - self.lambda) * er * er;
+            grad += (1.0 - self.lambda) * 2.0 * er * pr * (1.0 - pr) * m;
+        }
+        (loss, grad)
+    }
+}
+
+/// The scale K (centipawns) at which sigmoid(score / K) predicts the games'
+/// results best on `data` (mean squared error over at most 400,000 records
+/// spread through it), with that error: the result term's scale.
+pub fn fit_result_scale(data: &Data) -> (f32, f64) {
+    let step = (data.len() / 400_000).max(1);
+    let pairs: Vec<(f32, f32)> = (0..data.len())
+        .step_by(step)
+        .filter_map(|i| decode(data.record(i), false))
+        .map(|p| {
+            // Back from sigmoid(score / SCALE) to the score, in centipawns.
+            let s = p.score.clamp(1e-6, 1.0 - 1e-6);
+            ((s / (1.0 - s)).ln() * nnue::SCALE as f32, p.result)
+        })
+        .collect();
+    let error = |k: f32| {
+        pairs
+            .iter()
+            .map(|&(s, r)| {
+                let e = (sigmoid(s / k) - r) as f64;
+                e * e
+            })
+            .sum::<f64>()
+            / pairs.len().max(1) as f64
+    };
+    let mut best = (400.0, error(400.0));
+    for k in (40..=1000).step_by(10) {
+        let e = error(k as f32);
+        if e < best.1 {
+            best = (k as f32, e);
+        }
+    }
+    best
+}
+
+/// The blend `opts` asks for, the result's scale fitted on `data` where it is
+/// not given (and not needed where `lambda` is 1).
+pub fn blend(opts: &TrainOptions, data: &Data) -> Blend {
+    let result_scale = match opts.result_scale {
+        Some(k) => k,
+        None if opts.lambda >= 1.0 => nnue::SCALE as f32,
+        None => fit_result_scale(data).0,
+    };
+    Blend {
+        lambda: opts.lambda,
+        result_scale,
+    }
 }
 
 /// The float network.
@@ -185,11 +274,9 @@ impl Model {
     }
 
     /// Adds the gradient of this position's loss to `g`; returns the loss.
-    fn backward(&self, p: &Pos, g: &mut [f32]) -> f32 {
+    fn backward(&self, p: &Pos, blend: &Blend, g: &mut [f32]) -> f32 {
         let fw = self.forward(p);
-        let pred = sigmoid(fw.out);
-        let err = pred - p.target;
-        let d = 2.0 * err * pred * (1.0 - pred);
+        let (loss, d) = blend.loss_grad(fw.out, p);
         g[OUT_B + p.bucket] += d;
         let (us, them) = (p.stm, 1 - p.stm);
         let ow = OUT_W + p.bucket * 2 * HIDDEN;
@@ -214,12 +301,11 @@ impl Model {
                 }
             }
         }
-        err * err
+        loss
     }
 
-    fn loss(&self, p: &Pos) -> f32 {
-        let e = sigmoid(self.forward(p).out) - p.target;
-        e * e
+    fn loss(&self, p: &Pos, blend: &Blend) -> f32 {
+        blend.loss_grad(self.forward(p).out, p).0
     }
 
     /// The float net's own value in centipawns (the side to move's view; without
@@ -415,7 +501,7 @@ impl Data {
             let b = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?;
             d.partial_bytes += (b.len() % RECORD) as u64;
             for rec in b.chunks_exact(RECORD) {
-                if decode(rec, 0.5, false).is_some() {
+                if decode(rec, false).is_some() {
                     d.bytes.extend_from_slice(rec);
                 } else {
                     d.malformed += 1;
@@ -447,22 +533,36 @@ fn validation_split(n: usize, every: usize) -> (Vec<usize>, Vec<usize>) {
 /// The loss the handcrafted evaluation (its static value as the net's output)
 /// has on the validation positions: the mark a net should beat.
 pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
+    let blend = blend(opts, data);
     let (_, val_ix) = validation_split(data.len(), opts.validation);
     let mut ev = crate::eval::Evaluator::new(1 << 20);
     let (mut sum, mut n) = (0f64, 0usize);
     for &i in &val_ix {
         let rec = data.record(i);
         let (Some(p), Ok(s)) = (
-            decode(rec, opts.lambda, false),
+            decode(rec, false),
             crate::tools::datagen::Sample::decode(rec),
         ) else {
             continue;
         };
-        let e = sigmoid(ev.evaluate(&s.board) as f32 / nnue::SCALE as f32) - p.target;
-        sum += (e * e) as f64;
+        let out = ev.evaluate(&s.board) as f32 / nnue::SCALE as f32;
+        sum += blend.loss_grad(out, &p).0 as f64;
         n += 1;
     }
     sum / n.max(1) as f64
+}
+
+/// Refuses settings no run can use, naming the option.
+pub fn check_options(opts: &TrainOptions) -> Result<()> {
+    if !(0.0..=1.0).contains(&opts.lambda) {
+        bail!("--lambda {}: between 0 and 1", opts.lambda);
+    }
+    if let Some(k) = opts.result_scale {
+        if !(10.0..=10_000.0).contains(&k) {
+            bail!("--result-scale {k}: between 10 and 10000 centipawns");
+        }
+    }
+    Ok(())
 }
 
 /// Trains for `opts.epochs` epochs (going on from the checkpoint beside
@@ -479,9 +579,8 @@ pub fn train(
     if data.len() < 2 {
         bail!("{} positions: too few to train on", data.len());
     }
-    if !(0.0..=1.0).contains(&opts.lambda) {
-        bail!("--lambda {}: between 0 and 1", opts.lambda);
-    }
+    check_options(opts)?;
+    let blend = blend(opts, data);
     let threads = opts.threads.max(1);
     let batch = opts.batch.max(1);
     let ckpt = checkpoint_path(&opts.out);
@@ -503,7 +602,7 @@ pub fn train(
         Vec::new()
     };
     let position = |i: usize, mirror: bool| {
-        let mut p = decode(data.record(i), opts.lambda, mirror)?;
+        let mut p = decode(data.record(i), mirror)?;
         if let Some(b) = bases.get(i) {
             p.base = b[mirror as usize];
         }
@@ -533,6 +632,7 @@ pub fn train(
             let per = chunk.len().div_ceil(threads);
             let model_ref = &model;
             let position = &position;
+            let blend = &blend;
             let losses: Vec<f64> = std::thread::scope(|s| {
                 let hs: Vec<_> = grads
                     .iter_mut()
@@ -548,7 +648,7 @@ pub fn train(
                                     >> 63
                                     == 1;
                                 if let Some(p) = position(i, mirror) {
-                                    l += model_ref.backward(&p, g) as f64;
+                                    l += model_ref.backward(&p, &blend, g) as f64;
                                 }
                             }
                             l
@@ -576,7 +676,7 @@ pub fn train(
         let net = model.quantise(&opts.out.display().to_string(), opts.on_handcrafted);
         let (mut vloss, mut qdiff) = (0f64, 0f64);
         for p in &val {
-            vloss += model.loss(p) as f64;
+            vloss += model.loss(p, &blend) as f64;
             let q = net.output(&accumulate(&net, p), side(p.stm), p.n as u32);
             let f = model.eval_cp(p).clamp(
                 -(crate::eval::MAX_EVAL as f32),

@@ -176,6 +176,10 @@ fn damaged_records_are_counted_and_skipped() {
     bad.lambda = 1.5;
     let e = train(&bad, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("--lambda"), "{e}");
+    let mut bad = opts(&dir, 1);
+    bad.result_scale = Some(0.0);
+    let e = train(&bad, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("--result-scale"), "{e}");
     // A checkpoint of something else is refused by name.
     std::fs::write(checkpoint_path(&dir.join("net.knn")), b"junk").unwrap();
     let e = train(
@@ -209,12 +213,12 @@ fn a_mirrored_record_is_the_mirrored_position() {
     let sorted = |p: &Pos| {
         let mut v: Vec<Vec<u16>> = p.feats.iter().map(|f| f[..p.n].to_vec()).collect();
         v.iter_mut().for_each(|x| x.sort_unstable());
-        (v, p.stm, p.target)
+        (v, p.stm, p.score.to_bits(), p.result.to_bits())
     };
-    let a = decode(&rec(fen), 0.7, true).unwrap();
-    let b = decode(&rec(flipped), 0.7, false).unwrap();
+    let a = decode(&rec(fen), true).unwrap();
+    let b = decode(&rec(flipped), false).unwrap();
     assert_eq!(sorted(&a), sorted(&b));
-    assert_ne!(sorted(&a), sorted(&decode(&rec(fen), 0.7, false).unwrap()));
+    assert_ne!(sorted(&a), sorted(&decode(&rec(fen), false).unwrap()));
     assert_eq!(
         mirrored(&Board::from_fen(fen).unwrap()).unwrap().to_fen(),
         Board::from_fen(flipped).unwrap().to_fen()
@@ -273,4 +277,83 @@ fn a_net_on_the_handcrafted_evaluation_learns_what_it_misses() {
     let e = train(&o, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("a net on the handcrafted"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_result_scale_is_fitted_to_how_scores_predict_results() {
+    // Results drawn so that a score s wins with probability sigmoid(s / 150).
+    let mut x = 0x1234_5678_9abc_def1u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let boards = material_data(40_000, 3);
+    let mut bytes = Vec::new();
+    for rec in boards.chunks_exact(RECORD) {
+        let mut s = Sample::decode(rec).unwrap();
+        let score = (next() * 1200.0 - 600.0) as i16;
+        let white_wins = next() < 1.0 / (1.0 + (-(score as f64) / 150.0).exp());
+        s.score = score;
+        s.result = if white_wins { 2 } else { 0 };
+        bytes.extend_from_slice(&s.encode());
+    }
+    let data = Data {
+        bytes,
+        malformed: 0,
+        partial_bytes: 0,
+    };
+    let (k, e) = fit_result_scale(&data);
+    assert!((120.0..=190.0).contains(&k), "fitted {k} (error {e})");
+    // Where lambda is 1 the result's scale is not needed (nor fitted); given, it is kept.
+    let mut o = TrainOptions::default();
+    assert_eq!(blend(&o, &data).result_scale, nnue::SCALE as f32);
+    o.lambda = 0.5;
+    assert_eq!(blend(&o, &data).result_scale, k);
+    o.result_scale = Some(220.0);
+    assert_eq!(blend(&o, &data).result_scale, 220.0);
+}
+
+#[test]
+fn the_blended_loss_has_the_gradient_it_reports_and_is_least_at_the_score() {
+    let rec = Sample {
+        board: Board::startpos(),
+        score: 120,
+        result: 2,
+        ply: 0,
+    }
+    .encode();
+    let p = decode(&rec, false).unwrap();
+    let blend = Blend {
+        lambda: 0.6,
+        result_scale: 150.0,
+    };
+    for out in [-2.0f32, -0.3, 0.0, 0.3, 1.5] {
+        let (_, g) = blend.loss_grad(out, &p);
+        let h = 1e-3;
+        let numeric = (blend.loss_grad(out + h, &p).0 - blend.loss_grad(out - h, &p).0) / (2.0 * h);
+        assert!(
+            (g - numeric).abs() < 1e-3,
+            "at {out}: {g} against {numeric}"
+        );
+    }
+    // The score alone: least where the output is the score (120 cp = 0.3 x 400).
+    let alone = Blend {
+        lambda: 1.0,
+        result_scale: 150.0,
+    };
+    assert!(alone.loss_grad(0.3, &p).1.abs() < 1e-6);
+    // A won game pulls the blended optimum above the score, but not far past it
+    // at the fitted scale.
+    let best = (0..400)
+        .map(|i| i as f32 * 0.01)
+        .min_by(|a, b| {
+            blend
+                .loss_grad(*a, &p)
+                .0
+                .total_cmp(&blend.loss_grad(*b, &p).0)
+        })
+        .unwrap();
+    assert!(best > 0.3 && best < 1.5, "least loss at {best}");
 }
