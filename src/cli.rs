@@ -242,8 +242,12 @@ pub(crate) struct TrainArgs {
     pub(crate) seed: u64,
     /// Train a net to add to the handcrafted evaluation (what it misses) rather
     /// than one to take its place; the net file says which it is.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "on_material")]
     pub(crate) on_handcrafted: bool,
+    /// Train a net to add to the handcrafted evaluation's material, piece squares,
+    /// pawn structure and tempo (cheap to compute beside the whole evaluation).
+    #[arg(long)]
+    pub(crate) on_material: bool,
 }
 
 impl TrainArgs {
@@ -258,7 +262,13 @@ impl TrainArgs {
             lr_drop_at: self.lr_drop_at,
             lambda: self.lambda,
             result_scale: self.result_scale,
-            on_handcrafted: self.on_handcrafted,
+            base: if self.on_handcrafted {
+                kibitzer::nnue::Base::Handcrafted
+            } else if self.on_material {
+                kibitzer::nnue::Base::Material
+            } else {
+                kibitzer::nnue::Base::Alone
+            },
             threads: self.threads,
             seed: self.seed,
             ..Default::default()

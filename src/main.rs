@@ -654,6 +654,13 @@ fn run() -> Result<()> {
                 "the handcrafted evaluation's validation loss: {:.6}",
                 kibitzer::tools::train::handcrafted_loss(&opts, &d)
             )?;
+            if opts.base == kibitzer::nnue::Base::Material {
+                writeln!(
+                    out,
+                    "its material, piece squares and pawns alone: {:.6}",
+                    kibitzer::tools::train::base_loss(&opts, &d, opts.base)
+                )?;
+            }
             if checkpoint_path(&path).exists() {
                 writeln!(out, "going on from {}", checkpoint_path(&path).display())?;
             }

@@ -308,6 +308,39 @@ impl Evaluator {
         self.evaluate(board) - base
     }
 
+    /// The cheap part of this evaluation a net can be trained on top of
+    /// (`nnue::Base::Material`): material, piece-square values, the hashed pawn
+    /// structure and the side to move's tempo, tapered by phase, at the default
+    /// knobs and without the drawish-ending scale (the sum with the net is scaled
+    /// by [`Self::scale_net`]); the side to move's view.
+    pub fn material_base(&mut self, board: &Board) -> i32 {
+        let entry = self.pawns.probe(board);
+        let mut total = S::ZERO;
+        let mut phase = 0;
+        for c in Color::ALL {
+            let mut side = entry.score[c.index()];
+            for kind in PieceType::ALL {
+                for sq in board.pieces(c, kind) {
+                    side += psqt(c, kind.index(), sq);
+                }
+                let n = board.pieces(c, kind).count() as i32;
+                side += MATERIAL[kind.index()] * n;
+                phase += PHASE_WEIGHT[kind.index()] * n;
+            }
+            total = if c == Color::White {
+                total + side
+            } else {
+                total - side
+            };
+        }
+        let white = total.taper(phase.min(PHASE_MAX), PHASE_MAX);
+        let stm = match board.side_to_move() {
+            Color::White => white,
+            Color::Black => -white,
+        };
+        (stm + TEMPO.taper(phase.min(PHASE_MAX), PHASE_MAX)).clamp(-MAX_EVAL, MAX_EVAL)
+    }
+
     /// A net's value `v` (for the side to move) scaled down as the handcrafted
     /// evaluation scales its own in the endings `endgame::scale` knows to be drawish
     /// (no mating material, a wrong rook pawn, opposite-coloured bishops...): our

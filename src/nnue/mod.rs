@@ -21,7 +21,7 @@
 //! | 8-11 | hidden size (u32, must be [`HIDDEN`]) |
 //! | 12-15 | output scale (u32, [`SCALE`]) |
 //! | 16-19 | QA (u32), 20-23 QB (u32), 24-27 output buckets (u32, [`BUCKETS`]) |
-//! | 28-31 | base (u32): 0 the net alone, 1 on top of the handcrafted evaluation |
+//! | 28-31 | base (u32, [`Base`]): 0 the net alone, 1 on top of the handcrafted evaluation, 2 on top of its material, piece squares and pawns |
 //! | then | feature weights, i16, 768 x hidden, by feature then neuron |
 //! | then | feature biases, i16, hidden |
 //! | then | output weights, i16, buckets x 2 x hidden (side to move's half first) |
@@ -96,6 +96,39 @@ impl Default for Accumulator {
     }
 }
 
+/// What a net's output is added to (the net file's base field): the net learned
+/// the difference between the search's scores and it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// Nothing: the net is the evaluation.
+    Alone = 0,
+    /// The whole handcrafted evaluation (with the knobs).
+    Handcrafted = 1,
+    /// The handcrafted material, piece-square values, pawn structure and tempo
+    /// (`Evaluator::material_base`), cheap beside the whole evaluation.
+    Material = 2,
+}
+
+impl Base {
+    pub fn from_u32(v: u32) -> Option<Base> {
+        match v {
+            0 => Some(Base::Alone),
+            1 => Some(Base::Handcrafted),
+            2 => Some(Base::Material),
+            _ => None,
+        }
+    }
+
+    /// What a net on this base is, in words ("a net {describe}").
+    pub fn describe(self) -> &'static str {
+        match self {
+            Base::Alone => "alone",
+            Base::Handcrafted => "on the handcrafted evaluation",
+            Base::Material => "on the handcrafted material, piece squares and pawns",
+        }
+    }
+}
+
 /// A quantised network.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
@@ -106,9 +139,8 @@ pub struct Network {
     pub out_w: Vec<i16>,
     /// One per bucket.
     pub out_b: Vec<i32>,
-    /// The net's value is added to the handcrafted evaluation's (it was trained on
-    /// what the handcrafted evaluation misses), rather than taking its place.
-    pub on_handcrafted: bool,
+    /// What the net's value is added to (what it was trained on top of).
+    pub base: Base,
     /// Where it came from (its path), for `score` and the logs.
     pub source: String,
 }
@@ -167,11 +199,12 @@ impl Network {
                  {buckets} buckets; this program reads {HIDDEN}, {SCALE}, {QA}, {QB}, {BUCKETS}"
             ));
         }
-        if base > 1 {
+        let Some(base) = Base::from_u32(base) else {
             return Err(format!(
-                "{source}: base {base} (0 the net alone, 1 on top of the handcrafted evaluation)"
+                "{source}: base {base} (0 the net alone, 1 on top of the handcrafted \
+                 evaluation, 2 on top of its material, piece squares and pawns)"
             ));
-        }
+        };
         if bytes.len() != FILE_BYTES {
             return Err(format!(
                 "{source}: {} bytes, a net file is {FILE_BYTES}",
@@ -204,7 +237,7 @@ impl Network {
             ft_b,
             out_w,
             out_b,
-            on_handcrafted: base == 1,
+            base,
             source: source.to_string(),
         };
         net.check_range()?;
@@ -240,7 +273,7 @@ impl Network {
             QA as u32,
             QB as u32,
             BUCKETS as u32,
-            self.on_handcrafted as u32,
+            self.base as u32,
         ] {
             out.extend_from_slice(&v.to_le_bytes());
         }
@@ -353,23 +386,23 @@ pub struct Composed {
     pub value: i32,
 }
 
-/// Composes the net's output `raw` for `board` (side to move's view): on top of
-/// the handcrafted evaluation if the net was trained so, else alone, scaled as the
-/// handcrafted evaluation scales its drawish endings, plus the knobs' share.
+/// Composes the net's output `raw` for `board` (side to move's view) with what it
+/// was trained on top of: alone, scaled as the handcrafted evaluation scales its
+/// drawish endings, plus the knobs' share; on the handcrafted evaluation, plus
+/// that evaluation (knobs and all); on the handcrafted material, piece squares and
+/// pawns, plus those, the sum scaled for drawish endings, plus the knobs' share.
 #[inline]
-pub fn compose(
-    on_handcrafted: bool,
-    raw: i32,
-    ev: &mut crate::eval::Evaluator,
-    board: &Board,
-) -> Composed {
-    let (net, added) = if on_handcrafted {
-        (raw, ev.evaluate(board))
-    } else {
-        (
+pub fn compose(base: Base, raw: i32, ev: &mut crate::eval::Evaluator, board: &Board) -> Composed {
+    let (net, added) = match base {
+        Base::Handcrafted => (raw, ev.evaluate(board)),
+        Base::Alone => (
             crate::eval::Evaluator::scale_net(board, raw),
             ev.knob_deviation(board),
-        )
+        ),
+        Base::Material => {
+            let sum = crate::eval::Evaluator::scale_net(board, raw + ev.material_base(board));
+            (raw, sum - raw + ev.knob_deviation(board))
+        }
     };
     Composed {
         net,
@@ -388,20 +421,24 @@ pub fn score_lines(net: &Network, ev: &mut crate::eval::Evaluator, board: &Board
     };
     let pawns = |v: i32| format!("{:+.2}", v as f64 / 100.0);
     let raw = net.evaluate(board);
-    let c = compose(net.on_handcrafted, raw, ev, board);
+    let c = compose(net.base, raw, ev, board);
     let scaled = if c.net == raw {
         String::new()
     } else {
         format!("scaled for a drawish ending: {}\n", pawns(white(c.net)))
     };
-    let (kind, added, sum) = if net.on_handcrafted {
-        (
+    let (kind, added, sum) = match net.base {
+        Base::Handcrafted => (
             ", on the handcrafted evaluation",
             "handcrafted evaluation (with the knobs)",
             "net + handcrafted",
-        )
-    } else {
-        ("", "knobs' share of the handcrafted terms", "net + knobs")
+        ),
+        Base::Material => (
+            ", on the handcrafted material, piece squares and pawns",
+            "handcrafted material, piece squares, pawns (the sum scaled for drawish endings) and the knobs' share",
+            "net + those",
+        ),
+        Base::Alone => ("", "knobs' share of the handcrafted terms", "net + knobs"),
     };
     format!(
         "net {} ({HIDDEN} hidden{kind}): {}\n{scaled}{added}: {}\nevaluation ({sum}, White's view): {}\n",

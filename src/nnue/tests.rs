@@ -32,7 +32,7 @@ pub(crate) fn random_net(seed: u64) -> Network {
             .map(|_| x.range(-127, 127) as i16)
             .collect(),
         out_b: (0..BUCKETS).map(|_| x.range(-100_000, 100_000)).collect(),
-        on_handcrafted: false,
+        base: Base::Alone,
         source: "random".into(),
     }
 }
@@ -171,20 +171,19 @@ fn net_files_round_trip_and_damage_is_named() {
             "{e}"
         );
     }
-    // The base field: 1 (on the handcrafted evaluation) round-trips, 2 is refused.
-    let mut on = random_net(3);
-    on.on_handcrafted = true;
-    assert!(
-        Network::from_bytes(&on.to_bytes(), "x")
-            .unwrap()
-            .on_handcrafted
-    );
-    assert!(!back.on_handcrafted);
+    // The base field: 1 and 2 (on the handcrafted evaluation, on its material)
+    // round-trip, 3 is refused.
+    assert_eq!(back.base, Base::Alone);
+    for base in [Base::Handcrafted, Base::Material] {
+        let mut on = random_net(3);
+        on.base = base;
+        assert_eq!(Network::from_bytes(&on.to_bytes(), "x").unwrap().base, base);
+    }
     let mut other = bytes.clone();
-    other[28] = 2;
+    other[28] = 3;
     assert!(Network::from_bytes(&other, "x")
         .unwrap_err()
-        .contains("base 2"));
+        .contains("base 3"));
     // Weights whose sum could overflow the accumulator are refused.
     let mut wild = random_net(3);
     for f in 0..INPUTS {
@@ -269,14 +268,78 @@ fn compose_adds_the_handcrafted_value_to_a_net_on_it() {
             .unwrap();
     let mut ev = crate::eval::Evaluator::new(1 << 16);
     let hce = ev.evaluate(&board);
-    let on = compose(true, 37, &mut ev, &board);
+    let on = compose(Base::Handcrafted, 37, &mut ev, &board);
     assert_eq!((on.net, on.added, on.value), (37, hce, 37 + hce));
-    let alone = compose(false, 37, &mut ev, &board);
+    let alone = compose(Base::Alone, 37, &mut ev, &board);
     assert_eq!((alone.net, alone.added, alone.value), (37, 0, 37));
     let mut p = *ev.params();
     p.kscale = 150;
     ev.set_params(p);
     let knobs = ev.evaluate(&board);
-    assert_eq!(compose(true, 37, &mut ev, &board).value, 37 + knobs);
-    assert_eq!(compose(false, 37, &mut ev, &board).value, 37 + knobs - hce);
+    assert_eq!(
+        compose(Base::Handcrafted, 37, &mut ev, &board).value,
+        37 + knobs
+    );
+    assert_eq!(
+        compose(Base::Alone, 37, &mut ev, &board).value,
+        37 + knobs - hce
+    );
+}
+
+/// A net on the handcrafted material gets material, piece squares, pawns and
+/// tempo added (the sum scaled in a drawish ending), plus the knobs' share.
+#[test]
+fn compose_adds_the_material_base_to_a_net_on_it() {
+    let board =
+        Board::from_fen("r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/3P1N2/PPP2PPP/RNBQK2R w KQkq - 0 1")
+            .unwrap();
+    let mut ev = crate::eval::Evaluator::new(1 << 16);
+    let mb = ev.material_base(&board);
+    let c = compose(Base::Material, 37, &mut ev, &board);
+    assert_eq!((c.net, c.added, c.value), (37, mb, 37 + mb));
+    // The base is cheap but not blind: it is symmetric in colour and sees a
+    // rook more (about its material value) and the side to move.
+    let fen = board.to_fen();
+    let mut f = fen.split(' ');
+    let ranks: Vec<String> = f
+        .next()
+        .unwrap()
+        .split('/')
+        .rev()
+        .map(|r| {
+            r.chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let black = Board::from_fen(&format!("{} b - - 0 1", ranks.join("/"))).unwrap();
+    let mirror = Board::from_fen(&format!("{} w - - 0 1", fen.split(' ').next().unwrap())).unwrap();
+    assert_eq!(ev.material_base(&black), ev.material_base(&mirror));
+    let up = Board::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K3 w Q - 0 1").unwrap();
+    let even = Board::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").unwrap();
+    let rook = ev.material_base(&up) - ev.material_base(&even);
+    assert!((350..=750).contains(&rook), "a rook is worth {rook}");
+    // With kscale 150 the knobs' share (the whole evaluation's change) is added.
+    let mut p = *ev.params();
+    p.kscale = 150;
+    ev.set_params(p);
+    let share = ev.knob_deviation(&board);
+    assert_ne!(share, 0);
+    assert_eq!(
+        compose(Base::Material, 37, &mut ev, &board).value,
+        37 + mb + share
+    );
+    // A knight against a bare king: no mating material, a draw whatever the net
+    // and the base say.
+    let knight = Board::from_fen("4k3/8/8/8/8/8/8/3NK3 w - - 0 1").unwrap();
+    let mut ev = crate::eval::Evaluator::new(1 << 16);
+    assert!(ev.material_base(&knight) > 200);
+    let v = compose(Base::Material, 150, &mut ev, &knight).value;
+    assert!(v.abs() < 30, "{v}");
 }

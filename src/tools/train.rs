@@ -11,12 +11,13 @@
 //! self-play data). Both terms are smallest where the net says what the search
 //! said; a result term at 400 would ask for values far beyond the scores.
 //!
-//! With `on_handcrafted` the net learns what the handcrafted evaluation misses:
-//! its output is added to the handcrafted static value (computed once per
-//! position, mirrored positions too) before the sigmoid, and the engine adds the
-//! two the same way.
+//! With a `base` other than `Alone` the net learns what that base misses (the
+//! whole handcrafted evaluation, or its material, piece squares and pawns): its
+//! output is added to the base's static value (computed once per position,
+//! mirrored positions too) before the sigmoid, and the engine adds the two the
+//! same way (`nnue::compose`).
 
-use crate::nnue::{self, Network, BUCKETS, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
+use crate::nnue::{self, Base, Network, BUCKETS, HIDDEN, INPUTS, QA, QB, WEIGHT_CLIP};
 use crate::tools::datagen::RECORD;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -41,8 +42,9 @@ pub struct TrainOptions {
     pub seed: u64,
     /// Positions kept aside to measure the loss on (every `1/validation`-th).
     pub validation: usize,
-    /// Train a net to add to the handcrafted evaluation rather than replace it.
-    pub on_handcrafted: bool,
+    /// What the net is trained on top of (`Base::Alone`: it replaces the
+    /// handcrafted evaluation).
+    pub base: Base,
 }
 
 impl Default for TrainOptions {
@@ -60,7 +62,7 @@ impl Default for TrainOptions {
             threads: 2,
             seed: 1,
             validation: 50,
-            on_handcrafted: false,
+            base: Base::Alone,
         }
     }
 }
@@ -315,7 +317,7 @@ impl Model {
     }
 
     /// The quantised net.
-    pub fn quantise(&self, source: &str, on_handcrafted: bool) -> Network {
+    pub fn quantise(&self, source: &str, base: Base) -> Network {
         let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
         Network {
             ft_w: self.w[FT_W..FT_B].iter().map(|&x| q16(x, QA)).collect(),
@@ -325,7 +327,7 @@ impl Model {
                 .iter()
                 .map(|&x| (x * (QA * QB) as f32).round() as i32)
                 .collect(),
-            on_handcrafted,
+            base,
             source: source.to_string(),
         }
     }
@@ -407,14 +409,14 @@ fn save_checkpoint(
     epoch: usize,
     model: &Model,
     adam: &Adam,
-    on_handcrafted: bool,
+    base: Base,
 ) -> Result<()> {
     let mut b = Vec::with_capacity(CKPT_HEADER + 12 * N_PARAMS);
     b.extend_from_slice(CKPT_MAGIC);
     b.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
     b.extend_from_slice(&(epoch as u32).to_le_bytes());
     b.extend_from_slice(&adam.step.to_le_bytes());
-    b.extend_from_slice(&(on_handcrafted as u32).to_le_bytes());
+    b.extend_from_slice(&(base as u32).to_le_bytes());
     for v in [&model.w, &adam.m, &adam.v] {
         for x in v.iter() {
             b.extend_from_slice(&x.to_le_bytes());
@@ -423,7 +425,7 @@ fn save_checkpoint(
     write_atomically(path, &b)
 }
 
-fn load_checkpoint(path: &Path, on_handcrafted: bool) -> Result<(usize, Model, Adam)> {
+fn load_checkpoint(path: &Path, base: Base) -> Result<(usize, Model, Adam)> {
     let b = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     if b.len() != CKPT_HEADER + 12 * N_PARAMS || &b[0..8] != CKPT_MAGIC {
         bail!(
@@ -437,20 +439,14 @@ fn load_checkpoint(path: &Path, on_handcrafted: bool) -> Result<(usize, Model, A
     if u32_at(8) as usize != HIDDEN {
         bail!("{}: a checkpoint of {} hidden", path.display(), u32_at(8));
     }
-    let what = |on: bool| {
-        if on {
-            "a net on the handcrafted evaluation"
-        } else {
-            "a net alone"
-        }
-    };
-    if (u32_at(24) == 1) != on_handcrafted {
+    let theirs = Base::from_u32(u32_at(24));
+    if theirs != Some(base) {
         bail!(
-            "{}: a checkpoint of {}; this run trains {} (another --out, or the same \
-             --on-handcrafted)",
+            "{}: a checkpoint of a net {}; this run trains a net {} (another --out, or \
+             the same --on-handcrafted / --on-material)",
             path.display(),
-            what(u32_at(24) == 1),
-            what(on_handcrafted)
+            theirs.map_or("on an unknown base", Base::describe),
+            base.describe()
         );
     }
     let epoch = u32_at(12) as usize;
@@ -533,6 +529,12 @@ fn validation_split(n: usize, every: usize) -> (Vec<usize>, Vec<usize>) {
 /// The loss the handcrafted evaluation (its static value as the net's output)
 /// has on the validation positions: the mark a net should beat.
 pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
+    base_loss(opts, data, Base::Handcrafted)
+}
+
+/// The loss of a base's static value alone (the whole handcrafted evaluation, or
+/// its material part) on the validation positions.
+pub fn base_loss(opts: &TrainOptions, data: &Data, base: Base) -> f64 {
     let blend = blend(opts, data);
     let (_, val_ix) = validation_split(data.len(), opts.validation);
     let mut ev = crate::eval::Evaluator::new(1 << 20);
@@ -545,7 +547,11 @@ pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
         ) else {
             continue;
         };
-        let out = ev.evaluate(&s.board) as f32 / nnue::SCALE as f32;
+        let v = match base {
+            Base::Material => ev.material_base(&s.board),
+            _ => ev.evaluate(&s.board),
+        };
+        let out = v as f32 / nnue::SCALE as f32;
         sum += blend.loss_grad(out, &p).0 as f64;
         n += 1;
     }
@@ -585,7 +591,7 @@ pub fn train(
     let batch = opts.batch.max(1);
     let ckpt = checkpoint_path(&opts.out);
     let (first_epoch, mut model, mut adam) = if ckpt.exists() {
-        let (e, m, a) = load_checkpoint(&ckpt, opts.on_handcrafted)?;
+        let (e, m, a) = load_checkpoint(&ckpt, opts.base)?;
         (e + 1, m, a)
     } else {
         (1, Model::new(opts.seed), Adam::new())
@@ -596,10 +602,9 @@ pub fn train(
     if train_ix.is_empty() || val_ix.is_empty() {
         bail!("{} positions: too few to keep some aside", data.len());
     }
-    let bases = if opts.on_handcrafted {
-        handcrafted_bases(data, threads)
-    } else {
-        Vec::new()
+    let bases = match opts.base {
+        Base::Alone => Vec::new(),
+        base => base_values(data, base, threads),
     };
     let position = |i: usize, mirror: bool| {
         let mut p = decode(data.record(i), mirror)?;
@@ -627,7 +632,7 @@ pub fn train(
         for chunk in train_ix.chunks(batch) {
             if stop.load(Ordering::SeqCst) {
                 // The epoch is not finished: the checkpoint of the last one stands.
-                return Ok(model.quantise(&opts.out.display().to_string(), opts.on_handcrafted));
+                return Ok(model.quantise(&opts.out.display().to_string(), opts.base));
             }
             let per = chunk.len().div_ceil(threads);
             let model_ref = &model;
@@ -648,7 +653,7 @@ pub fn train(
                                     >> 63
                                     == 1;
                                 if let Some(p) = position(i, mirror) {
-                                    l += model_ref.backward(&p, &blend, g) as f64;
+                                    l += model_ref.backward(&p, blend, g) as f64;
                                 }
                             }
                             l
@@ -673,7 +678,7 @@ pub fn train(
             done += chunk.len();
             progress(done, train_ix.len());
         }
-        let net = model.quantise(&opts.out.display().to_string(), opts.on_handcrafted);
+        let net = model.quantise(&opts.out.display().to_string(), opts.base);
         let (mut vloss, mut qdiff) = (0f64, 0f64);
         for p in &val {
             vloss += model.loss(p, &blend) as f64;
@@ -684,7 +689,7 @@ pub fn train(
             );
             qdiff += (q as f64 - f as f64).abs();
         }
-        save_checkpoint(&ckpt, epoch, &model, &adam, opts.on_handcrafted)?;
+        save_checkpoint(&ckpt, epoch, &model, &adam, opts.base)?;
         write_atomically(&opts.out, &net.to_bytes())?;
         report(&EpochReport {
             epoch,
@@ -695,13 +700,14 @@ pub fn train(
             positions: done,
         });
     }
-    Ok(model.quantise(&opts.out.display().to_string(), opts.on_handcrafted))
+    Ok(model.quantise(&opts.out.display().to_string(), opts.base))
 }
 
-/// The handcrafted evaluation's static value of every record, as it is and
-/// mirrored a-h (the side to move's view, in the net's units: / `SCALE`); a record
-/// that does not decode gets 0 (`decode` skips it anyway).
-fn handcrafted_bases(data: &Data, threads: usize) -> Vec<[f32; 2]> {
+/// The static value of `base` (the whole handcrafted evaluation or its material
+/// part) of every record, as it is and mirrored a-h (the side to move's view, in
+/// the net's units: / `SCALE`); a record that does not decode gets 0 (`decode`
+/// skips it anyway).
+fn base_values(data: &Data, base: Base, threads: usize) -> Vec<[f32; 2]> {
     let mut out = vec![[0f32; 2]; data.len()];
     let per = data.len().div_ceil(threads.max(1)).max(1);
     std::thread::scope(|s| {
@@ -715,7 +721,11 @@ fn handcrafted_bases(data: &Data, threads: usize) -> Vec<[f32; 2]> {
                         continue;
                     };
                     let value = |ev: &mut crate::eval::Evaluator, board: &crate::chess::Board| {
-                        ev.evaluate(board) as f32 / nnue::SCALE as f32
+                        let v = match base {
+                            Base::Material => ev.material_base(board),
+                            _ => ev.evaluate(board),
+                        };
+                        v as f32 / nnue::SCALE as f32
                     };
                     b[0] = value(&mut ev, &sample.board);
                     if let Some(m) = mirrored(&sample.board) {

@@ -1225,6 +1225,70 @@ fn datagen_train_and_the_net_in_the_engine() {
         (net_v + hce_v - sum).abs() < 0.015,
         "net {net_v} + handcrafted {hce_v} = {sum}: {r}"
     );
+    // A net on the handcrafted material: trained with --on-material (not with
+    // --on-handcrafted too), said so by `score`, the sum shown.
+    let r = run(&[
+        "train",
+        "--data",
+        d,
+        "--out",
+        "x.knn",
+        "--on-material",
+        "--on-handcrafted",
+    ]);
+    assert_ne!(r.code, Some(0));
+    assert!(r.stderr.contains("--on-material"), "{r}");
+    let mat = dir.join("mat.knn");
+    let r = run_with(
+        &[
+            "train",
+            "--data",
+            d,
+            "--out",
+            mat.to_str().unwrap(),
+            "--epochs",
+            "1",
+            "--batch",
+            "128",
+            "--on-material",
+        ],
+        "",
+        &[],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, Some(0), "{r}");
+    assert!(
+        r.stdout
+            .contains("its material, piece squares and pawns alone"),
+        "{r}"
+    );
+    let r = run_with(
+        &[
+            "--set",
+            &format!("evaluation.net={}", mat.display()),
+            "--no-rc",
+        ],
+        "score\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    let pawns = |label: &str| -> f64 {
+        let line = r.stdout.lines().find(|l| l.contains(label)).unwrap_or("");
+        line.rsplit(' ')
+            .next()
+            .unwrap_or("")
+            .parse()
+            .unwrap_or(f64::NAN)
+    };
+    let (net_v, base_v, sum) = (
+        pawns("hidden, on the handcrafted material, piece squares and pawns):"),
+        pawns("and the knobs' share:"),
+        pawns("evaluation (net + those, White's view):"),
+    );
+    assert!(
+        (net_v + base_v - sum).abs() < 0.015,
+        "net {net_v} + base {base_v} = {sum}: {r}"
+    );
     let r = run(&["--set", "evaluation.net=/nonexistent/x.knn", "bench", "3"]);
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("cannot read /nonexistent/x.knn"), "{r}");

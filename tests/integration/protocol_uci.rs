@@ -502,7 +502,7 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
             .map(|i| if i % (2 * HIDDEN) < HIDDEN { 3 } else { -3 })
             .collect(),
         out_b: vec![0; BUCKETS],
-        on_handcrafted: false,
+        base: kibitzer::nnue::Base::Alone,
         source: String::new(),
     };
     let path = dir.join("t.knn");

@@ -510,8 +510,8 @@ impl Worker {
             None => self.eval.evaluate(&self.board),
             Some(s) => {
                 let raw = s.evaluate(self.board.side_to_move(), self.board.occupied().count());
-                let on = s.net().on_handcrafted;
-                crate::nnue::compose(on, raw, &mut self.eval, &self.board).value
+                let base = s.net().base;
+                crate::nnue::compose(base, raw, &mut self.eval, &self.board).value
             }
         }
     }

@@ -227,14 +227,26 @@ fn a_mirrored_record_is_the_mirrored_position() {
 
 #[test]
 fn a_net_on_the_handcrafted_evaluation_learns_what_it_misses() {
-    // Scores: the handcrafted value with each knight worth 200 more than it says
+    learns_what_its_base_misses(Base::Handcrafted);
+}
+
+#[test]
+fn a_net_on_the_handcrafted_material_learns_what_it_misses() {
+    learns_what_its_base_misses(Base::Material);
+}
+
+fn learns_what_its_base_misses(base: Base) {
+    // Scores: the base's value with each knight worth 200 more than it says
     // (positions within 10 pawns, where the sigmoid still learns).
-    let dir = temp_dir("on-hce");
+    let dir = temp_dir(&format!("on-{}", base as u32));
     let mut ev = crate::eval::Evaluator::new(1 << 16);
     let mut data = Vec::new();
     for rec in material_data(60_000, 7).chunks_exact(RECORD) {
         let s = Sample::decode(rec).unwrap();
-        let stm = ev.evaluate(&s.board);
+        let stm = match base {
+            Base::Material => ev.material_base(&s.board),
+            _ => ev.evaluate(&s.board),
+        };
         let white = match s.board.side_to_move() {
             crate::chess::Color::White => stm,
             crate::chess::Color::Black => -stm,
@@ -250,11 +262,11 @@ fn a_net_on_the_handcrafted_evaluation_learns_what_it_misses() {
     }
     std::fs::write(dir.join("data.bin"), &data).unwrap();
     let mut o = opts(&dir, 4);
-    o.on_handcrafted = true;
+    o.base = base;
     let (_, reports) = run(&o);
     assert!(reports[3].quantisation_cp < 5.0, "{reports:?}");
     let net = Network::load(dir.join("net.knn").to_str().unwrap()).unwrap();
-    assert!(net.on_handcrafted, "the file says what the net is");
+    assert_eq!(net.base, base, "the file says what the net is");
     // The net holds the knight's 200, not the handcrafted value of the knight.
     let knight = |stm: &str| {
         Board::from_fen(&format!(
@@ -272,10 +284,10 @@ fn a_net_on_the_handcrafted_evaluation_learns_what_it_misses() {
     assert!(b < -80, "White's knight, Black to move: {b}");
     // A checkpoint of the other kind is refused by name.
     o.epochs = 5;
-    o.on_handcrafted = false;
+    o.base = Base::Alone;
     let d = Data::load(&o.data).unwrap();
     let e = train(&o, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
-    assert!(e.to_string().contains("a net on the handcrafted"), "{e}");
+    assert!(e.to_string().contains(base.describe()), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
