@@ -248,6 +248,11 @@ pub(crate) struct TrainArgs {
     /// pawn structure and tempo (cheap to compute beside the whole evaluation).
     #[arg(long)]
     pub(crate) on_material: bool,
+    /// The net file's output layer times this percentage (the trained net's
+    /// corrections shrunk; the checkpoint keeps them whole): the same command
+    /// with another value rewrites a finished run's net without training.
+    #[arg(long, default_value_t = 100)]
+    pub(crate) output_scale: u32,
 }
 
 impl TrainArgs {
@@ -262,6 +267,7 @@ impl TrainArgs {
             lr_drop_at: self.lr_drop_at,
             lambda: self.lambda,
             result_scale: self.result_scale,
+            output_scale: self.output_scale,
             base: if self.on_handcrafted {
                 kibitzer::nnue::Base::Handcrafted
             } else if self.on_material {

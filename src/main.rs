@@ -715,7 +715,12 @@ fn run() -> Result<()> {
                 },
             )?;
             if reports == 0 && !stop.load(Ordering::SeqCst) {
-                writeln!(out, "{}: already trained to epoch {epochs}", path.display())?;
+                writeln!(
+                    out,
+                    "{}: already trained to epoch {epochs} (the net written again, output scale {} %)",
+                    path.display(),
+                    opts.output_scale
+                )?;
             }
             writeln!(
                 out,

@@ -45,6 +45,9 @@ pub struct TrainOptions {
     /// What the net is trained on top of (`Base::Alone`: it replaces the
     /// handcrafted evaluation).
     pub base: Base,
+    /// The net file's output layer is the trained one times this (percent): a
+    /// net's corrections measured to play best shrunk (see the README).
+    pub output_scale: u32,
 }
 
 impl Default for TrainOptions {
@@ -63,6 +66,7 @@ impl Default for TrainOptions {
             seed: 1,
             validation: 50,
             base: Base::Alone,
+            output_scale: 100,
         }
     }
 }
@@ -316,16 +320,26 @@ impl Model {
         (self.forward(p).out - p.base) * nnue::SCALE as f32
     }
 
-    /// The quantised net.
-    pub fn quantise(&self, source: &str, base: Base) -> Network {
-        let q16 = |x: f32, s: i32| (x * s as f32).round().clamp(-32767.0, 32767.0) as i16;
+    /// The quantised net, its output layer times `output_scale` percent.
+    pub fn quantise(&self, source: &str, base: Base, output_scale: u32) -> Network {
+        let q16 = |x: f32, s: f32| (x * s).round().clamp(-32767.0, 32767.0) as i16;
+        let k = output_scale as f32 / 100.0;
         Network {
-            ft_w: self.w[FT_W..FT_B].iter().map(|&x| q16(x, QA)).collect(),
-            ft_b: self.w[FT_B..OUT_W].iter().map(|&x| q16(x, QA)).collect(),
-            out_w: self.w[OUT_W..OUT_B].iter().map(|&x| q16(x, QB)).collect(),
+            ft_w: self.w[FT_W..FT_B]
+                .iter()
+                .map(|&x| q16(x, QA as f32))
+                .collect(),
+            ft_b: self.w[FT_B..OUT_W]
+                .iter()
+                .map(|&x| q16(x, QA as f32))
+                .collect(),
+            out_w: self.w[OUT_W..OUT_B]
+                .iter()
+                .map(|&x| q16(x, QB as f32 * k))
+                .collect(),
             out_b: self.w[OUT_B..]
                 .iter()
-                .map(|&x| (x * (QA * QB) as f32).round() as i32)
+                .map(|&x| (x * (QA * QB) as f32 * k).round() as i32)
                 .collect(),
             base,
             source: source.to_string(),
@@ -563,6 +577,12 @@ pub fn check_options(opts: &TrainOptions) -> Result<()> {
     if !(0.0..=1.0).contains(&opts.lambda) {
         bail!("--lambda {}: between 0 and 1", opts.lambda);
     }
+    if !(10..=200).contains(&opts.output_scale) {
+        bail!(
+            "--output-scale {}: between 10 and 200 (percent)",
+            opts.output_scale
+        );
+    }
     if let Some(k) = opts.result_scale {
         if !(10.0..=10_000.0).contains(&k) {
             bail!("--result-scale {k}: between 10 and 10000 centipawns");
@@ -632,7 +652,11 @@ pub fn train(
         for chunk in train_ix.chunks(batch) {
             if stop.load(Ordering::SeqCst) {
                 // The epoch is not finished: the checkpoint of the last one stands.
-                return Ok(model.quantise(&opts.out.display().to_string(), opts.base));
+                return Ok(model.quantise(
+                    &opts.out.display().to_string(),
+                    opts.base,
+                    opts.output_scale,
+                ));
             }
             let per = chunk.len().div_ceil(threads);
             let model_ref = &model;
@@ -678,12 +702,16 @@ pub fn train(
             done += chunk.len();
             progress(done, train_ix.len());
         }
-        let net = model.quantise(&opts.out.display().to_string(), opts.base);
+        let net = model.quantise(
+            &opts.out.display().to_string(),
+            opts.base,
+            opts.output_scale,
+        );
         let (mut vloss, mut qdiff) = (0f64, 0f64);
         for p in &val {
             vloss += model.loss(p, &blend) as f64;
             let q = net.output(&accumulate(&net, p), side(p.stm), p.n as u32);
-            let f = model.eval_cp(p).clamp(
+            let f = (model.eval_cp(p) * opts.output_scale as f32 / 100.0).clamp(
                 -(crate::eval::MAX_EVAL as f32),
                 crate::eval::MAX_EVAL as f32,
             );
@@ -700,7 +728,15 @@ pub fn train(
             positions: done,
         });
     }
-    Ok(model.quantise(&opts.out.display().to_string(), opts.base))
+    // Written again at the end, so a finished run given another --output-scale
+    // rewrites its net from the checkpoint without training.
+    let net = model.quantise(
+        &opts.out.display().to_string(),
+        opts.base,
+        opts.output_scale,
+    );
+    write_atomically(&opts.out, &net.to_bytes())?;
+    Ok(net)
 }
 
 /// The static value of `base` (the whole handcrafted evaluation or its material

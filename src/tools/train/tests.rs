@@ -369,3 +369,38 @@ fn the_blended_loss_has_the_gradient_it_reports_and_is_least_at_the_score() {
         .unwrap();
     assert!(best > 0.3 && best < 1.5, "least loss at {best}");
 }
+
+#[test]
+fn a_finished_run_rewrites_its_net_at_another_output_scale() {
+    let dir = temp_dir("scale");
+    std::fs::write(dir.join("data.bin"), material_data(30_000, 11)).unwrap();
+    let o = opts(&dir, 3);
+    let (whole, reports) = run(&o);
+    assert_eq!(reports.len(), 3);
+    let boards = [
+        "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
+        "3qk3/8/8/8/8/8/8/4K3 w - - 0 1",
+        "r3k3/pppppppp/8/8/8/8/PPPPPPPP/RN2K3 b - - 0 1",
+    ]
+    .map(|f| Board::from_fen(f).unwrap());
+    let full = boards.clone().map(|b| whole.evaluate(&b));
+    assert!(full[0] > 200 && full[1] < -200, "{full:?}");
+    // The same run at 50 %: no epoch trained, the file rewritten at half the output.
+    let mut half = o.clone();
+    half.output_scale = 50;
+    let (net, reports) = run(&half);
+    assert!(reports.is_empty(), "{reports:?}");
+    let file = Network::load(dir.join("net.knn").to_str().unwrap()).unwrap();
+    assert_eq!(*file, net);
+    for (b, f) in boards.iter().zip(full) {
+        let v = file.evaluate(b);
+        // Within the rounding of 512 output weights.
+        assert!((v - f / 2).abs() <= 8, "{v} against {f}");
+    }
+    // Out of range is refused by name.
+    half.output_scale = 0;
+    let d = Data::load(&half.data).unwrap();
+    let e = train(&half, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("--output-scale"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
