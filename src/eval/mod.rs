@@ -30,7 +30,7 @@ pub mod trace;
 pub mod weights;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use breakdown::{Breakdown, Term, TermRow, NUM_TERMS, TERM_NAMES};
 pub use constants::{PHASE_MAX, PIECE_VALUES};

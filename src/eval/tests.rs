@@ -87,7 +87,7 @@ fn all_boards() -> Vec<Board> {
 }
 
 /// The same position with the board mirrored top to bottom and the colours swapped.
-fn mirror_fen(fen: &str) -> String {
+pub(crate) fn mirror_fen(fen: &str) -> String {
     let f: Vec<&str> = fen.split_whitespace().collect();
     let swap = |s: &str| -> String {
         s.chars()

@@ -298,28 +298,9 @@ fn compose_adds_the_material_base_to_a_net_on_it() {
     let c = compose(Base::Material, 37, &mut ev, &board);
     assert_eq!((c.net, c.added, c.value), (37, mb, 37 + mb));
     // The base is cheap but not blind: it is symmetric in colour and sees a
-    // rook more (about its material value) and the side to move.
-    let fen = board.to_fen();
-    let mut f = fen.split(' ');
-    let ranks: Vec<String> = f
-        .next()
-        .unwrap()
-        .split('/')
-        .rev()
-        .map(|r| {
-            r.chars()
-                .map(|c| {
-                    if c.is_ascii_uppercase() {
-                        c.to_ascii_lowercase()
-                    } else {
-                        c.to_ascii_uppercase()
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let black = Board::from_fen(&format!("{} b - - 0 1", ranks.join("/"))).unwrap();
-    let mirror = Board::from_fen(&format!("{} w - - 0 1", fen.split(' ').next().unwrap())).unwrap();
+    // rook more (about its material value).
+    let black = Board::from_fen(&crate::eval::tests::mirror_fen(&board.to_fen())).unwrap();
+    let mirror = board.clone();
     assert_eq!(ev.material_base(&black), ev.material_base(&mirror));
     let up = Board::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/R3K3 w Q - 0 1").unwrap();
     let even = Board::from_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/4K3 w - - 0 1").unwrap();

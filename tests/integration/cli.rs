@@ -1034,6 +1034,16 @@ fn datagen_writes_filtered_positions_and_resumes() {
 /// net in play: `bench` with it is repeatable and differs from the handcrafted
 /// bench, `score` shows the net under the handcrafted table, and a net that cannot
 /// be read is named.
+/// The number ending the first line of `text` that holds `label` (NaN if none).
+fn last_number_on(text: &str, label: &str) -> f64 {
+    let line = text.lines().find(|l| l.contains(label)).unwrap_or("");
+    line.rsplit(' ')
+        .next()
+        .unwrap_or("")
+        .parse()
+        .unwrap_or(f64::NAN)
+}
+
 #[test]
 fn datagen_train_and_the_net_in_the_engine() {
     let dir = temp_dir("train");
@@ -1208,14 +1218,7 @@ fn datagen_train_and_the_net_in_the_engine() {
         &[],
         Duration::from_secs(30),
     );
-    let pawns = |label: &str| -> f64 {
-        let line = r.stdout.lines().find(|l| l.contains(label)).unwrap_or("");
-        line.rsplit(' ')
-            .next()
-            .unwrap_or("")
-            .parse()
-            .unwrap_or(f64::NAN)
-    };
+    let pawns = |label: &str| last_number_on(&r.stdout, label);
     let (net_v, hce_v, sum) = (
         pawns("hidden, on the handcrafted evaluation):"),
         pawns("handcrafted evaluation (with the knobs):"),
@@ -1272,14 +1275,7 @@ fn datagen_train_and_the_net_in_the_engine() {
         &[],
         Duration::from_secs(30),
     );
-    let pawns = |label: &str| -> f64 {
-        let line = r.stdout.lines().find(|l| l.contains(label)).unwrap_or("");
-        line.rsplit(' ')
-            .next()
-            .unwrap_or("")
-            .parse()
-            .unwrap_or(f64::NAN)
-    };
+    let pawns = |label: &str| last_number_on(&r.stdout, label);
     let (net_v, base_v, sum) = (
         pawns("hidden, on the handcrafted material, piece squares and pawns):"),
         pawns("and the knobs' share:"),
