@@ -333,12 +333,13 @@ impl Evaluator {
                 total - side
             };
         }
-        let white = total.taper(phase.min(PHASE_MAX), PHASE_MAX);
+        let phase = phase.min(PHASE_MAX);
+        let white = total.taper(phase, PHASE_MAX);
         let stm = match board.side_to_move() {
             Color::White => white,
             Color::Black => -white,
         };
-        (stm + TEMPO.taper(phase.min(PHASE_MAX), PHASE_MAX)).clamp(-MAX_EVAL, MAX_EVAL)
+        (stm + TEMPO.taper(phase, PHASE_MAX)).clamp(-MAX_EVAL, MAX_EVAL)
     }
 
     /// A net's value `v` (for the side to move) scaled down as the handcrafted

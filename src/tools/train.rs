@@ -192,12 +192,9 @@ pub fn fit_result_scale(data: &Data) -> (f32, f64) {
     let step = (data.len() / 400_000).max(1);
     let pairs: Vec<(f32, f32)> = (0..data.len())
         .step_by(step)
-        .filter_map(|i| decode(data.record(i), false))
-        .map(|p| {
-            // Back from sigmoid(score / SCALE) to the score, in centipawns.
-            let s = p.score.clamp(1e-6, 1.0 - 1e-6);
-            ((s / (1.0 - s)).ln() * nnue::SCALE as f32, p.result)
-        })
+        .filter_map(|i| crate::tools::datagen::Sample::decode(data.record(i)).ok())
+        // Score and result both from White's view.
+        .map(|s| (s.score as f32, s.result as f32 / 2.0))
         .collect();
     let error = |k: f32| {
         pairs
@@ -561,11 +558,7 @@ pub fn base_loss(opts: &TrainOptions, data: &Data, base: Base) -> f64 {
         ) else {
             continue;
         };
-        let v = match base {
-            Base::Material => ev.material_base(&s.board),
-            _ => ev.evaluate(&s.board),
-        };
-        let out = v as f32 / nnue::SCALE as f32;
+        let out = base_value(&mut ev, base, &s.board);
         sum += blend.loss_grad(out, &p).0 as f64;
         n += 1;
     }
@@ -756,22 +749,26 @@ fn base_values(data: &Data, base: Base, threads: usize) -> Vec<[f32; 2]> {
                     else {
                         continue;
                     };
-                    let value = |ev: &mut crate::eval::Evaluator, board: &crate::chess::Board| {
-                        let v = match base {
-                            Base::Material => ev.material_base(board),
-                            _ => ev.evaluate(board),
-                        };
-                        v as f32 / nnue::SCALE as f32
-                    };
-                    b[0] = value(&mut ev, &sample.board);
+                    b[0] = base_value(&mut ev, base, &sample.board);
                     if let Some(m) = mirrored(&sample.board) {
-                        b[1] = value(&mut ev, &m);
+                        b[1] = base_value(&mut ev, base, &m);
                     }
                 }
             });
         }
     });
     out
+}
+
+/// The static value of `base` (`Alone` reads as the whole handcrafted
+/// evaluation, the mark a net alone must beat) for the side to move, in the net's
+/// units (/ `SCALE`).
+fn base_value(ev: &mut crate::eval::Evaluator, base: Base, board: &crate::chess::Board) -> f32 {
+    let v = match base {
+        Base::Material => ev.material_base(board),
+        Base::Alone | Base::Handcrafted => ev.evaluate(board),
+    };
+    v as f32 / nnue::SCALE as f32
 }
 
 /// `board` mirrored from the a-file to the h-file (a record's position: no
