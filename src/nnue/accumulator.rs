@@ -164,9 +164,9 @@ impl AccumulatorStack {
                 for (slot, &(p, sq)) in subs.iter_mut().zip(&d.removed[..d.n_removed as usize]) {
                     *slot = row(p, sq, persp);
                 }
-                dst.acc.v[h] = src.v[h];
                 simd::update(
                     &mut dst.acc.v[h],
+                    &src.v[h],
                     &adds[..d.n_added as usize],
                     &subs[..d.n_removed as usize],
                 );

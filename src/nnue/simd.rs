@@ -59,41 +59,45 @@ impl Level {
 /// `acc += w`, element by element (wrapping).
 #[inline]
 pub fn add(acc: &mut [i16], w: &[i16]) {
-    update_with(Level::detect(), acc, &[w], &[]);
+    let src = acc.to_vec();
+    update_with(Level::detect(), acc, &src, &[w], &[]);
 }
 
-/// `acc = acc + sum(adds) - sum(subs)`, element by element (wrapping), with the
+/// `dst = src + sum(adds) - sum(subs)`, element by element (wrapping), in one pass
+/// (the parent's accumulator is read once and the child's written once), with the
 /// copy for `level` (which the CPU must run: see [`Level::available`]).
 #[inline]
-pub fn update_with(level: Level, acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-    debug_assert!(adds.iter().chain(subs).all(|r| r.len() == acc.len()));
+pub fn update_with(level: Level, dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+    debug_assert_eq!(dst.len(), src.len());
+    debug_assert!(adds.iter().chain(subs).all(|r| r.len() == dst.len()));
     match level {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level` names a copy the CPU supports (detected or listed).
-        Level::Avx2 => unsafe { x86::update_avx2(acc, adds, subs) },
+        Level::Avx2 => unsafe { x86::update_avx2(dst, src, adds, subs) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above.
-        Level::Sse41 => unsafe { x86::update_sse41(acc, adds, subs) },
-        _ => update_scalar(acc, adds, subs),
+        Level::Sse41 => unsafe { x86::update_sse41(dst, src, adds, subs) },
+        _ => update_scalar(dst, src, adds, subs, 0),
     }
 }
 
-/// `acc = acc + sum(adds) - sum(subs)` with the best copy for this CPU.
+/// `dst = src + sum(adds) - sum(subs)` with the best copy for this CPU.
 #[inline]
-pub fn update(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-    update_with(Level::detect(), acc, adds, subs)
+pub fn update(dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+    update_with(Level::detect(), dst, src, adds, subs)
 }
 
-fn update_scalar(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-    for (i, a) in acc.iter_mut().enumerate() {
-        let mut v = *a;
+/// The plain copy, from element `from` on (the SIMD copies' tail too).
+fn update_scalar(dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]], from: usize) {
+    for i in from..dst.len() {
+        let mut v = src[i];
         for r in adds {
             v = v.wrapping_add(r[i]);
         }
         for r in subs {
             v = v.wrapping_sub(r[i]);
         }
-        *a = v;
+        dst[i] = v;
     }
 }
 
@@ -132,43 +136,47 @@ mod x86 {
     use super::QA;
     use std::arch::x86_64::*;
 
-    /// Lengths are multiples of 16 (`HIDDEN` is), checked by the callers' asserts.
+    /// Any length: the rest past the last whole vector is done plainly.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn update_avx2(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-        let n = acc.len();
+    pub unsafe fn update_avx2(dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+        let n = adds
+            .iter()
+            .chain(subs)
+            .fold(dst.len().min(src.len()), |n, r| n.min(r.len()));
         let mut i = 0;
         while i + 16 <= n {
-            let p = acc.as_mut_ptr().add(i) as *mut __m256i;
-            let mut v = _mm256_loadu_si256(p);
+            let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
             for r in adds {
                 v = _mm256_add_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
             }
             for r in subs {
                 v = _mm256_sub_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
             }
-            _mm256_storeu_si256(p, v);
+            _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
             i += 16;
         }
-        super::update_scalar_tail(acc, adds, subs, i);
+        super::update_scalar(dst, src, adds, subs, i);
     }
 
     #[target_feature(enable = "sse4.1")]
-    pub unsafe fn update_sse41(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]]) {
-        let n = acc.len();
+    pub unsafe fn update_sse41(dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+        let n = adds
+            .iter()
+            .chain(subs)
+            .fold(dst.len().min(src.len()), |n, r| n.min(r.len()));
         let mut i = 0;
         while i + 8 <= n {
-            let p = acc.as_mut_ptr().add(i) as *mut __m128i;
-            let mut v = _mm_loadu_si128(p);
+            let mut v = _mm_loadu_si128(src.as_ptr().add(i) as *const __m128i);
             for r in adds {
                 v = _mm_add_epi16(v, _mm_loadu_si128(r.as_ptr().add(i) as *const __m128i));
             }
             for r in subs {
                 v = _mm_sub_epi16(v, _mm_loadu_si128(r.as_ptr().add(i) as *const __m128i));
             }
-            _mm_storeu_si128(p, v);
+            _mm_storeu_si128(dst.as_mut_ptr().add(i) as *mut __m128i, v);
             i += 8;
         }
-        super::update_scalar_tail(acc, adds, subs, i);
+        super::update_scalar(dst, src, adds, subs, i);
     }
 
     #[target_feature(enable = "avx2")]
@@ -210,20 +218,5 @@ mod x86 {
         let s = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0b01_00_11_10));
         let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
         (_mm_cvtsi128_si32(s)).wrapping_add(super::crelu_dot_scalar(&acc[i..], &w[i..]))
-    }
-}
-
-/// The scalar rest of an update from element `from` on.
-#[cfg(target_arch = "x86_64")]
-fn update_scalar_tail(acc: &mut [i16], adds: &[&[i16]], subs: &[&[i16]], from: usize) {
-    for i in from..acc.len() {
-        let mut v = acc[i];
-        for r in adds {
-            v = v.wrapping_add(r[i]);
-        }
-        for r in subs {
-            v = v.wrapping_sub(r[i]);
-        }
-        acc[i] = v;
     }
 }

@@ -106,18 +106,43 @@ fn every_simd_copy_gives_the_plain_result() {
             .collect();
         let w: Vec<i16> = (0..HIDDEN).map(|_| x.range(-32767, 32767) as i16).collect();
         let plain_dot = simd::crelu_dot_with(Level::Scalar, &acc, &w);
-        let mut plain = acc.clone();
+        let mut plain = vec![0; HIDDEN];
         simd::update_with(
             Level::Scalar,
             &mut plain,
+            &acc,
             &[&rows[0], &rows[1]],
             &[&rows[2], &rows[3]],
         );
+        // By hand, for the first element.
+        assert_eq!(
+            plain[0],
+            acc[0]
+                .wrapping_add(rows[0][0])
+                .wrapping_add(rows[1][0])
+                .wrapping_sub(rows[2][0])
+                .wrapping_sub(rows[3][0])
+        );
         for &l in &levels {
             assert_eq!(simd::crelu_dot_with(l, &acc, &w), plain_dot, "{}", l.name());
-            let mut a = acc.clone();
-            simd::update_with(l, &mut a, &[&rows[0], &rows[1]], &[&rows[2], &rows[3]]);
+            let mut a = vec![0; HIDDEN];
+            simd::update_with(
+                l,
+                &mut a,
+                &acc,
+                &[&rows[0], &rows[1]],
+                &[&rows[2], &rows[3]],
+            );
             assert_eq!(a, plain, "{}", l.name());
+            // A length that is not a whole number of vectors: the tail is done too.
+            let n = HIDDEN - 5;
+            let mut short = vec![0; n];
+            let (r0, r1) = (&rows[0][..n], &rows[1][..n]);
+            simd::update_with(l, &mut short, &acc[..n], &[r0], &[r1]);
+            assert_eq!(
+                short[n - 1],
+                acc[n - 1].wrapping_add(r0[n - 1]).wrapping_sub(r1[n - 1])
+            );
         }
     }
     // The dot product really clips: negative inputs count 0, large ones QA.
