@@ -253,6 +253,11 @@ pub(crate) struct TrainArgs {
     /// with another value rewrites a finished run's net without training.
     #[arg(long, default_value_t = 100)]
     pub(crate) output_scale: u32,
+    /// Start from this net's weights rather than random ones (a net of the same
+    /// kind: alone, --on-handcrafted or --on-material), e.g. a committed net
+    /// trained further on new data; a new run (no checkpoint beside --out).
+    #[arg(long)]
+    pub(crate) init: Option<std::path::PathBuf>,
 }
 
 impl TrainArgs {
@@ -268,6 +273,7 @@ impl TrainArgs {
             lambda: self.lambda,
             result_scale: self.result_scale,
             output_scale: self.output_scale,
+            init: self.init.clone(),
             base: if self.on_handcrafted {
                 kibitzer::nnue::Base::Handcrafted
             } else if self.on_material {
@@ -307,6 +313,9 @@ pub(crate) struct PlayArgs {
     /// handcrafted evaluation.
     #[arg(long)]
     pub(crate) net: Option<String>,
+    /// The net's output layer times this percentage (as `evaluation.netscale`).
+    #[arg(long, default_value_t = 100, requires = "net")]
+    pub(crate) net_scale: i64,
 }
 
 impl PlayArgs {
@@ -316,7 +325,9 @@ impl PlayArgs {
         games: usize,
     ) -> anyhow::Result<kibitzer::tools::selfplay::SelfplayOptions> {
         let net = match &self.net {
-            Some(spec) => kibitzer::nnue::Network::cached(spec).map_err(anyhow::Error::msg)?,
+            Some(spec) => {
+                kibitzer::nnue::Network::cached(spec, self.net_scale).map_err(anyhow::Error::msg)?
+            }
             None => None,
         };
         Ok(kibitzer::tools::selfplay::SelfplayOptions {

@@ -481,10 +481,14 @@ fn run() -> Result<()> {
                 )?;
             } else {
                 let depth = depth.unwrap_or(kibitzer::engine::bench::BENCH_DEPTH);
-                // `--set evaluation.net=<file>`: the bench of that net.
+                // `--set evaluation.net=<file>`: the bench of that net (at
+                // `evaluation.netscale`).
                 let opts = options(&cli.set)?;
-                let net = kibitzer::nnue::Network::cached(opts.str("evaluation.net"))
-                    .map_err(anyhow::Error::msg)?;
+                let net = kibitzer::nnue::Network::cached(
+                    opts.str("evaluation.net"),
+                    opts.int("evaluation.netscale"),
+                )
+                .map_err(anyhow::Error::msg)?;
                 kibitzer::engine::bench::run_bench(depth, net, &mut out)?;
             }
         }

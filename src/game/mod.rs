@@ -340,7 +340,11 @@ impl Game {
             self.applied = sizes;
         }
         let net_result = apply_search_options(&mut self.config, opts);
-        let spec = opts.str("evaluation.net").trim().to_string();
+        // The net and its scale: either changed is said (the scale only with a net).
+        let spec = match opts.str("evaluation.net").trim() {
+            "" => String::new(),
+            net => format!("{net} at {}%", opts.int("evaluation.netscale")),
+        };
         if self.net_spec.as_deref() != Some(spec.as_str()) {
             let first = self.net_spec.is_none();
             self.net_spec = Some(spec);
@@ -870,7 +874,8 @@ pub fn apply_search_options(c: &mut SearchConfig, opts: &Options) -> Result<(), 
     c.ponder = opts.bool("ponder");
     c.tb_probe_limit = opts.int("egtlimit") as u32;
     c.tb_probe_depth = opts.int("egtdepth") as i32;
-    match crate::nnue::Network::cached(opts.str("evaluation.net")) {
+    match crate::nnue::Network::cached(opts.str("evaluation.net"), opts.int("evaluation.netscale"))
+    {
         Ok(net) => {
             c.net = net;
             Ok(())

@@ -53,6 +53,9 @@ pub const BUCKETS: usize = 8;
 /// quantised value fits (the trainer clips to this).
 pub const WEIGHT_CLIP: f32 = 1.98;
 
+/// The percentages `evaluation.netscale` (and [`Network::scaled`]) accept.
+pub const SCALE_RANGE: std::ops::RangeInclusive<i64> = 10..=200;
+
 const MAGIC: &[u8; 8] = b"KBZNET03";
 /// Earlier formats, read no more: one output for all material (01), no base field (02).
 const MAGIC_OLD: [(&[u8; 8], &str); 2] = [
@@ -141,6 +144,9 @@ pub struct Network {
     pub out_b: Vec<i32>,
     /// What the net's value is added to (what it was trained on top of).
     pub base: Base,
+    /// The output times this percent (`evaluation.netscale`; 100 as read from a
+    /// file, which does not hold it): exact, applied to the output's sum.
+    pub out_pct: i32,
     /// Where it came from (its path), for `score` and the logs.
     pub source: String,
 }
@@ -238,6 +244,7 @@ impl Network {
             out_w,
             out_b,
             base,
+            out_pct: 100,
             source: source.to_string(),
         };
         net.check_range()?;
@@ -295,12 +302,13 @@ impl Network {
         Network::from_bytes(&bytes, spec).map(Arc::new)
     }
 
-    /// The net `evaluation.net` names: `None` for the handcrafted evaluation (empty
-    /// or `off`), else the net, read once and kept while the file stays the same
-    /// (its size and modification time).
-    pub fn cached(spec: &str) -> Result<Option<Arc<Network>>, String> {
+    /// The net `evaluation.net` names, its output layer at `scale` percent
+    /// (`evaluation.netscale`, see [`Network::scaled`]): `None` for the handcrafted
+    /// evaluation (empty or `off`), else the net, read once and kept while the file
+    /// stays the same (its size and modification time) and the scale too.
+    pub fn cached(spec: &str, scale: i64) -> Result<Option<Arc<Network>>, String> {
         use std::sync::Mutex;
-        type Key = (String, Option<(u64, std::time::SystemTime)>);
+        type Key = (String, Option<(u64, std::time::SystemTime)>, i64);
         static CACHE: Mutex<Option<(Key, Arc<Network>)>> = Mutex::new(None);
         let spec = spec.trim();
         if spec.is_empty() || spec.eq_ignore_ascii_case("off") {
@@ -309,16 +317,38 @@ impl Network {
         let stamp = std::fs::metadata(spec)
             .ok()
             .and_then(|m| Some((m.len(), m.modified().ok()?)));
-        let key = (spec.to_string(), stamp);
+        let key = (spec.to_string(), stamp, scale);
         let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((k, net)) = c.as_ref() {
             if *k == key {
                 return Ok(Some(net.clone()));
             }
         }
-        let net = Network::load(spec)?;
+        let mut net = Network::load(spec)?;
+        if scale != 100 {
+            net = Arc::new(net.scaled(scale)?);
+        }
         *c = Some((key, net.clone()));
         Ok(Some(net))
+    }
+
+    /// This net with its output times `pct` percent: its value shrunk or grown
+    /// (for a net on the handcrafted evaluation, its corrections: they measured to
+    /// play better shrunk). 10-200.
+    pub fn scaled(&self, pct: i64) -> Result<Network, String> {
+        if !(SCALE_RANGE).contains(&pct) {
+            return Err(format!(
+                "evaluation.netscale {pct}: between {} and {} (percent)",
+                SCALE_RANGE.start(),
+                SCALE_RANGE.end()
+            ));
+        }
+        let mut net = self.clone();
+        net.out_pct = pct as i32;
+        if pct != 100 {
+            net.source = format!("{} at {pct}%", self.source);
+        }
+        Ok(net)
     }
 
     /// The accumulator of the inputs each side sees (White's first), from scratch.
@@ -355,7 +385,8 @@ impl Network {
         let b = bucket(pieces);
         let w = &self.out_w[b * 2 * HIDDEN..(b + 1) * 2 * HIDDEN];
         let sum = simd::crelu_dot(us, &w[..HIDDEN]) + simd::crelu_dot(them, &w[HIDDEN..]);
-        let out = (sum as i64 + self.out_b[b] as i64) * SCALE as i64 / (QA * QB) as i64;
+        let out = (sum as i64 + self.out_b[b] as i64) * (SCALE * self.out_pct) as i64
+            / (100 * QA * QB) as i64;
         out.clamp(
             -(crate::eval::MAX_EVAL as i64),
             crate::eval::MAX_EVAL as i64,

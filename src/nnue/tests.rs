@@ -33,6 +33,7 @@ pub(crate) fn random_net(seed: u64) -> Network {
             .collect(),
         out_b: (0..BUCKETS).map(|_| x.range(-100_000, 100_000)).collect(),
         base: Base::Alone,
+        out_pct: 100,
         source: "random".into(),
     }
 }

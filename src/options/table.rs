@@ -152,6 +152,15 @@ pub static TABLE: &[Spec] = &[
         uci_name: Some("EvalFile"),
     },
     Spec {
+        name: "evaluation.netscale",
+        aliases: &[],
+        kind: Kind::Int { min: 10, max: 200 },
+        default: "100",
+        help: "the net's output layer, %: its value (for a net on the handcrafted evaluation, its corrections) shrunk or grown",
+        fronts: front::ALL,
+        uci_name: Some("EvalFileScale"),
+    },
+    Spec {
         name: "evaluation.asymmetry",
         aliases: &[],
         kind: Kind::Int { min: -100, max: 100 },

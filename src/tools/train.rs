@@ -48,6 +48,9 @@ pub struct TrainOptions {
     /// The net file's output layer is the trained one times this (percent): a
     /// net's corrections measured to play best shrunk (see the README).
     pub output_scale: u32,
+    /// A net file whose weights a new run starts from (rather than random ones):
+    /// a committed net trained further on new data.
+    pub init: Option<PathBuf>,
 }
 
 impl Default for TrainOptions {
@@ -67,6 +70,7 @@ impl Default for TrainOptions {
             validation: 50,
             base: Base::Alone,
             output_scale: 100,
+            init: None,
         }
     }
 }
@@ -317,6 +321,24 @@ impl Model {
         (self.forward(p).out - p.base) * nnue::SCALE as f32
     }
 
+    /// The float net a quantised one stands for (each weight divided by its
+    /// quantisation): what [`Model::quantise`] at 100 % gives back exactly.
+    fn from_network(net: &Network) -> Model {
+        let mut w = vec![0f32; N_PARAMS];
+        let ints = |from: &[i16], to: &mut [f32], q: f32| {
+            for (a, &b) in to.iter_mut().zip(from) {
+                *a = b as f32 / q;
+            }
+        };
+        ints(&net.ft_w, &mut w[FT_W..FT_B], QA as f32);
+        ints(&net.ft_b, &mut w[FT_B..OUT_W], QA as f32);
+        ints(&net.out_w, &mut w[OUT_W..OUT_B], QB as f32);
+        for (a, &b) in w[OUT_B..].iter_mut().zip(&net.out_b) {
+            *a = b as f32 / (QA * QB) as f32;
+        }
+        Model { w }
+    }
+
     /// The quantised net, its output layer times `output_scale` percent.
     pub fn quantise(&self, source: &str, base: Base, output_scale: u32) -> Network {
         let q16 = |x: f32, s: f32| (x * s).round().clamp(-32767.0, 32767.0) as i16;
@@ -339,6 +361,7 @@ impl Model {
                 .map(|&x| (x * (QA * QB) as f32 * k).round() as i32)
                 .collect(),
             base,
+            out_pct: 100,
             source: source.to_string(),
         }
     }
@@ -604,8 +627,27 @@ pub fn train(
     let batch = opts.batch.max(1);
     let ckpt = checkpoint_path(&opts.out);
     let (first_epoch, mut model, mut adam) = if ckpt.exists() {
+        if let Some(init) = &opts.init {
+            bail!(
+                "--init {}: {} holds a run already (--init starts a new one: another --out)",
+                init.display(),
+                ckpt.display()
+            );
+        }
         let (e, m, a) = load_checkpoint(&ckpt, opts.base)?;
         (e + 1, m, a)
+    } else if let Some(init) = &opts.init {
+        let spec = init.display().to_string();
+        let net = Network::load(&spec).map_err(anyhow::Error::msg)?;
+        if net.base != opts.base {
+            bail!(
+                "--init {spec}: a net {}; this run trains a net {} (the same \
+                 --on-handcrafted / --on-material)",
+                net.base.describe(),
+                opts.base.describe()
+            );
+        }
+        (1, Model::from_network(&net), Adam::new())
     } else {
         (1, Model::new(opts.seed), Adam::new())
     };

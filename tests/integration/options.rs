@@ -70,6 +70,7 @@ fn every_option_has_a_valid_default_help_and_reachable_names() {
         "evaluation.tropism",
         "evaluation.pscale",
         "evaluation.ppscale",
+        "evaluation.netscale",
         "usage",
         "operator",
         "resign",

@@ -503,6 +503,7 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
             .collect(),
         out_b: vec![0; BUCKETS],
         base: kibitzer::nnue::Base::Alone,
+        out_pct: 100,
         source: String::new(),
     };
     let path = dir.join("t.knn");
@@ -522,6 +523,13 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
     d.send("position startpos moves e2e4");
     d.send("eval");
     d.expect_contains(&format!("net {} ({HIDDEN} hidden)", path.display()));
+    // `EvalFileScale` (our `evaluation.netscale`): the net's output at 50 %.
+    d.send("setoption name EvalFileScale value 50");
+    d.send("isready");
+    d.expect_contains("evaluation: the net");
+    d.expect_prefix("readyok");
+    d.send("eval");
+    d.expect_contains(&format!("net {} at 50% ({HIDDEN} hidden)", path.display()));
     d.send("go depth 4");
     legal_best(&bestmove(&mut d), &{
         let mut b = Board::startpos();

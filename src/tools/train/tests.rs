@@ -397,10 +397,66 @@ fn a_finished_run_rewrites_its_net_at_another_output_scale() {
         // Within the rounding of 512 output weights.
         assert!((v - f / 2).abs() <= 8, "{v} against {f}");
     }
+    // The engine's `evaluation.netscale` does the same to the whole net's value as
+    // it is read (within the trainer's rounding), and names itself when refused.
+    let at_half = whole.scaled(50).unwrap();
+    assert!(at_half.source.ends_with("at 50%"), "{}", at_half.source);
+    for (b, f) in boards.iter().zip(&file_values(&file, &boards)) {
+        assert!((at_half.evaluate(b) - f).abs() <= 8, "{b:?}");
+    }
+    assert!(whole.scaled(100).unwrap() == whole);
+    for bad in [9, 201] {
+        let e = whole.scaled(bad).unwrap_err();
+        assert!(e.contains("evaluation.netscale"), "{e}");
+    }
     // Out of range is refused by name.
     half.output_scale = 0;
     let d = Data::load(&half.data).unwrap();
     let e = train(&half, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("--output-scale"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn file_values(net: &Network, boards: &[Board]) -> Vec<i32> {
+    boards.iter().map(|b| net.evaluate(b)).collect()
+}
+
+#[test]
+fn a_new_run_starts_from_a_net_given_with_init() {
+    let dir = temp_dir("init");
+    std::fs::write(dir.join("data.bin"), material_data(30_000, 13)).unwrap();
+    let (first, reports) = run(&opts(&dir, 3));
+    // The float net a quantised one stands for quantises back to it.
+    let back = Model::from_network(&first).quantise(&first.source, first.base, 100);
+    assert!(back == first);
+    // A second run from that net starts where the first ended, not at random.
+    let mut o = opts(&dir, 1);
+    o.out = dir.join("next.knn");
+    o.init = Some(dir.join("net.knn"));
+    let (_, again) = run(&o);
+    let (_, fresh) = run(&TrainOptions {
+        out: dir.join("fresh.knn"),
+        init: None,
+        ..o.clone()
+    });
+    let last = reports[2].validation_loss;
+    assert!(
+        again[0].validation_loss < fresh[0].validation_loss
+            && again[0].validation_loss < last * 1.2,
+        "from the net {} (it ended at {last}), from random {}",
+        again[0].validation_loss,
+        fresh[0].validation_loss
+    );
+    // Refused by name: a run that exists already, and a net of another kind.
+    let d = Data::load(&o.data).unwrap();
+    let e = train(&o, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("holds a run already"), "{e}");
+    let other = TrainOptions {
+        out: dir.join("other.knn"),
+        base: Base::Handcrafted,
+        ..o.clone()
+    };
+    let e = train(&other, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("a net alone"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
