@@ -350,3 +350,26 @@ fn compose_adds_the_material_base_to_a_net_on_it() {
     let v = compose(Base::Material, 150, &mut ev, &knight).value;
     assert!(v.abs() < 30, "{v}");
 }
+
+/// The committed net (`nets/kibitzer.knn`, off by default) is one this program
+/// reads: a net on the handcrafted evaluation whose corrections stay corrections
+/// (the start position and a quiet middle game within half a pawn of the
+/// handcrafted value, a queen up still a queen up).
+#[test]
+fn the_committed_net_loads_and_corrects_the_handcrafted_evaluation() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/kibitzer.knn");
+    let net = Network::load(path).unwrap();
+    assert_eq!(net.base, Base::Handcrafted);
+    let mut ev = crate::eval::Evaluator::new(1 << 16);
+    for fen in [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    ] {
+        let b = Board::from_fen(fen).unwrap();
+        let raw = net.evaluate(&b);
+        assert!(raw.abs() < 50, "{fen}: correction {raw}");
+    }
+    let up = Board::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1").unwrap();
+    let c = super::compose(net.base, net.evaluate(&up), &mut ev, &up);
+    assert!(c.value > 500, "a queen up: {c:?}");
+}
