@@ -56,11 +56,13 @@ impl Level {
     }
 }
 
-/// `acc += w`, element by element (wrapping).
+/// `acc += w`, element by element (wrapping), in place: for a refresh from
+/// scratch (rare in a search), where no parent is read.
 #[inline]
 pub fn add(acc: &mut [i16], w: &[i16]) {
-    let src = acc.to_vec();
-    update_with(Level::detect(), acc, &src, &[w], &[]);
+    for (a, &b) in acc.iter_mut().zip(w) {
+        *a = a.wrapping_add(b);
+    }
 }
 
 /// `dst = src + sum(adds) - sum(subs)`, element by element (wrapping), in one pass
