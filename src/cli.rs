@@ -313,8 +313,11 @@ pub(crate) struct PlayArgs {
     /// handcrafted evaluation.
     #[arg(long)]
     pub(crate) net: Option<String>,
-    /// The net's output layer times this percentage (as `evaluation.netscale`).
-    #[arg(long, default_value_t = 100, requires = "net")]
+    /// The net's output layer times this percentage (as `evaluation.netscale`;
+    /// 10-200).
+    #[arg(long, default_value_t = 100, requires = "net",
+          value_parser = clap::value_parser!(i64).range(
+              *kibitzer::nnue::SCALE_RANGE.start()..=*kibitzer::nnue::SCALE_RANGE.end()))]
     pub(crate) net_scale: i64,
 }
 

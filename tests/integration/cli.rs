@@ -1173,6 +1173,23 @@ fn datagen_train_and_the_net_in_the_engine() {
     assert!(std::fs::metadata(&data2).unwrap().len() >= 100 * 32, "{r}");
     let r = run(&["datagen", "--positions", "10", "--net", d, "--out", d]);
     assert!(r.stderr.contains("not a kibitzer net file"), "{r}");
+    // A scale out of range is named by the argument given.
+    let r = run(&[
+        "datagen",
+        "--positions",
+        "10",
+        "--net",
+        n,
+        "--net-scale",
+        "300",
+        "--out",
+        d,
+    ]);
+    assert_ne!(r.code, Some(0), "{r}");
+    assert!(
+        r.stderr.contains("--net-scale") && r.stderr.contains("300"),
+        "{r}"
+    );
     assert!(train("3")
         .stdout
         .contains("handcrafted evaluation's validation loss"));
