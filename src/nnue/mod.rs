@@ -56,6 +56,11 @@ pub const WEIGHT_CLIP: f32 = 1.98;
 /// The percentages `evaluation.netscale` (and [`Network::scaled`]) accept.
 pub const SCALE_RANGE: std::ops::RangeInclusive<i64> = 10..=200;
 
+/// The name of the net built into the program: `evaluation.net=builtin`.
+pub const BUILTIN: &str = "builtin";
+/// The built-in net: the committed `nets/kibitzer.knn`, read at build time.
+static BUILTIN_NET: &[u8] = include_bytes!("../../nets/kibitzer.knn");
+
 const MAGIC: &[u8; 8] = b"KBZNET03";
 /// Earlier formats, read no more: one output for all material (01), no base field (02).
 const MAGIC_OLD: [(&[u8; 8], &str); 2] = [
@@ -295,8 +300,12 @@ impl Network {
         out
     }
 
-    /// Loads a net file.
+    /// Loads a net file, or the net built into the program (`builtin`).
     pub fn load(spec: &str) -> Result<Arc<Network>, String> {
+        if spec.eq_ignore_ascii_case(BUILTIN) {
+            return Network::from_bytes(BUILTIN_NET, "builtin (nets/kibitzer.knn of this build)")
+                .map(Arc::new);
+        }
         let bytes = std::fs::read(Path::new(spec))
             .map_err(|e| format!("evaluation.net: cannot read {spec}: {e}"))?;
         Network::from_bytes(&bytes, spec).map(Arc::new)
@@ -304,8 +313,9 @@ impl Network {
 
     /// The net `evaluation.net` names, its output layer at `scale` percent
     /// (`evaluation.netscale`, see [`Network::scaled`]): `None` for the handcrafted
-    /// evaluation (empty or `off`), else the net, read once and kept while the file
-    /// stays the same (its size and modification time) and the scale too.
+    /// evaluation (empty or `off`), else the net (a file, or `builtin`), read once
+    /// and kept while the file stays the same (its size and modification time) and
+    /// the scale too.
     pub fn cached(spec: &str, scale: i64) -> Result<Option<Arc<Network>>, String> {
         use std::sync::Mutex;
         type Key = (String, Option<(u64, std::time::SystemTime)>, i64);

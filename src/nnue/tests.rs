@@ -360,6 +360,10 @@ fn the_committed_net_loads_and_corrects_the_handcrafted_evaluation() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/nets/kibitzer.knn");
     let net = Network::load(path).unwrap();
     assert_eq!(net.base, Base::Handcrafted);
+    // `builtin` is that file, built into the program (any case).
+    let builtin = Network::load("Builtin").unwrap();
+    assert_eq!(builtin.to_bytes(), net.to_bytes());
+    assert!(builtin.source.starts_with("builtin"), "{}", builtin.source);
     let mut ev = crate::eval::Evaluator::new(1 << 16);
     for fen in [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

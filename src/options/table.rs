@@ -147,7 +147,7 @@ pub static TABLE: &[Spec] = &[
         aliases: &["evalfile"],
         kind: Kind::Str,
         default: "",
-        help: "the learned evaluation: a net file of `kibitzer train`; empty or `off` for the handcrafted evaluation; with a net the knobs below add (knob - 100)% of their terms",
+        help: "the learned evaluation: a net file of `kibitzer train`, or `builtin` for the net built into the program; empty or `off` for the handcrafted evaluation; with a net the knobs below add (knob - 100)% of their terms",
         fronts: front::ALL,
         uci_name: Some("EvalFile"),
     },

@@ -1308,5 +1308,19 @@ fn datagen_train_and_the_net_in_the_engine() {
     let r = run(&["--set", &format!("evaluation.net={d}"), "bench", "3"]);
     assert_ne!(r.code, Some(0));
     assert!(r.stderr.contains("not a kibitzer net file"), "{r}");
+    // `builtin`: the committed net, built into the program (no file needed).
+    let r = run_with(
+        &["--set", "evaluation.net=builtin", "--no-rc"],
+        "score\nquit\n",
+        &[],
+        Duration::from_secs(30),
+    );
+    assert!(
+        r.stdout.contains(&format!(
+            "net builtin (nets/kibitzer.knn of this build) ({} hidden, on the",
+            kibitzer::nnue::HIDDEN
+        )),
+        "{r}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
