@@ -377,3 +377,36 @@ fn the_committed_net_loads_and_corrects_the_handcrafted_evaluation() {
     let c = super::compose(net.base, net.evaluate(&up), &mut ev, &up);
     assert!(c.value > 500, "a queen up: {c:?}");
 }
+
+/// The options table (which does not import the engine's modules) gives
+/// `evaluation.netscale` and the knobs the ranges the engine checks:
+/// `SCALE_RANGE` here, the evaluation's knob ranges there.
+#[test]
+fn the_options_table_ranges_are_the_engines() {
+    use crate::options::{Kind, TABLE};
+    let kind = |name: &str| {
+        TABLE
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("{name} is not in the table"))
+            .kind
+    };
+    assert_eq!(
+        kind("evaluation.netscale"),
+        Kind::Int {
+            min: *SCALE_RANGE.start(),
+            max: *SCALE_RANGE.end()
+        }
+    );
+    for knob in crate::eval::EvalParams::NAMES {
+        let r = crate::eval::EvalParams::range(knob).unwrap();
+        assert_eq!(
+            kind(&format!("evaluation.{knob}")),
+            Kind::Int {
+                min: *r.start() as i64,
+                max: *r.end() as i64
+            },
+            "{knob}"
+        );
+    }
+}
