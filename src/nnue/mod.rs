@@ -324,9 +324,14 @@ impl Network {
         if spec.is_empty() || spec.eq_ignore_ascii_case("off") {
             return Ok(None);
         }
-        let stamp = std::fs::metadata(spec)
-            .ok()
-            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+        // The built-in net never changes; a file of that name is not it.
+        let stamp = if spec.eq_ignore_ascii_case(BUILTIN) {
+            None
+        } else {
+            std::fs::metadata(spec)
+                .ok()
+                .and_then(|m| Some((m.len(), m.modified().ok()?)))
+        };
         let key = (spec.to_string(), stamp, scale);
         let mut c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((k, net)) = c.as_ref() {
