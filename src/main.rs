@@ -446,6 +446,15 @@ fn run() -> Result<()> {
                 "the handcrafted evaluation's validation loss: {:.6}",
                 kibitzer::tools::train::handcrafted_loss(&opts, &d)
             )?;
+            if let (Some(init), false) = (&opts.init, checkpoint_path(&path).exists()) {
+                let spec = init.display().to_string();
+                let net = kibitzer::nnue::Network::load(&spec).map_err(anyhow::Error::msg)?;
+                writeln!(
+                    out,
+                    "the starting net's ({spec}) validation loss: {:.6}",
+                    kibitzer::tools::train::net_loss(&opts, &d, &net)
+                )?;
+            }
             if opts.base == kibitzer::nnue::Base::Material {
                 writeln!(
                     out,

@@ -588,6 +588,32 @@ pub fn base_loss(opts: &TrainOptions, data: &Data, base: Base) -> f64 {
     sum / n.max(1) as f64
 }
 
+/// The loss a finished net (e.g. `--init`'s, before a run trains it further) has
+/// on the validation positions, scored as training scores its own nets: the mark
+/// that run must beat. The net's base is computed for each position.
+pub fn net_loss(opts: &TrainOptions, data: &Data, net: &Network) -> f64 {
+    let blend = blend(opts, data);
+    let model = Model::from_network(net);
+    let (_, val_ix) = validation_split(data.len(), opts.validation);
+    let mut ev = crate::eval::Evaluator::new(1 << 20);
+    let (mut sum, mut n) = (0f64, 0usize);
+    for &i in &val_ix {
+        let rec = data.record(i);
+        let (Some(mut p), Ok(s)) = (
+            decode(rec, false),
+            crate::tools::datagen::Sample::decode(rec),
+        ) else {
+            continue;
+        };
+        if net.base != Base::Alone {
+            p.base = base_value(&mut ev, net.base, &s.board);
+        }
+        sum += model.loss(&p, &blend) as f64;
+        n += 1;
+    }
+    sum / n.max(1) as f64
+}
+
 /// Refuses settings no run can use, naming the option.
 pub fn check_options(opts: &TrainOptions) -> Result<()> {
     if !(0.0..=1.0).contains(&opts.lambda) {

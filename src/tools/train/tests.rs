@@ -282,6 +282,14 @@ fn learns_what_its_base_misses(base: Base) {
     );
     assert!(w - n > 100 && w - n < 320, "White's knight {w}, none {n}");
     assert!(b < -80, "White's knight, Black to move: {b}");
+    // The finished net scored on its own (its base computed again) has the loss
+    // its last epoch reported (the float net's; the file's is quantised).
+    let d = Data::load(&o.data).unwrap();
+    let (scored, last) = (net_loss(&o, &d, &net), reports[3].validation_loss);
+    assert!(
+        (scored - last).abs() < last * 0.1,
+        "the file's net {scored}, its last epoch {last}"
+    );
     // A checkpoint of the other kind is refused by name.
     o.epochs = 5;
     o.base = Base::Alone;
@@ -447,8 +455,15 @@ fn a_new_run_starts_from_a_net_given_with_init() {
         again[0].validation_loss,
         fresh[0].validation_loss
     );
-    // Refused by name: a run that exists already, and a net of another kind.
+    // What the CLI prints before such a run: the starting net's loss, where the
+    // first run ended.
     let d = Data::load(&o.data).unwrap();
+    let start = net_loss(&o, &d, &first);
+    assert!(
+        (start - last).abs() < last * 0.1 && start < fresh[0].validation_loss,
+        "the starting net {start}, its run's last epoch {last}"
+    );
+    // Refused by name: a run that exists already, and a net of another kind.
     let e = train(&o, &d, &AtomicBool::new(false), &|_, _| {}, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("holds a run already"), "{e}");
     let other = TrainOptions {
