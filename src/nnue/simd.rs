@@ -135,12 +135,60 @@ fn crelu_dot_scalar(acc: &[i16], w: &[i16]) -> i32 {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::super::HIDDEN;
     use super::QA;
     use std::arch::x86_64::*;
+
+    /// A move's common shapes (one piece moves; one moves and one is taken; castling)
+    /// over a whole accumulator half, the row counts fixed so the loop keeps its sums
+    /// in registers; `None` for any other shape or length.
+    #[target_feature(enable = "avx2")]
+    unsafe fn update_avx2_fixed(
+        dst: &mut [i16],
+        src: &[i16],
+        adds: &[&[i16]],
+        subs: &[&[i16]],
+    ) -> Option<()> {
+        #[target_feature(enable = "avx2")]
+        unsafe fn rows<const A: usize, const S: usize>(
+            dst: &mut [i16; HIDDEN],
+            src: &[i16; HIDDEN],
+            adds: [&[i16; HIDDEN]; A],
+            subs: [&[i16; HIDDEN]; S],
+        ) {
+            let mut i = 0;
+            while i < HIDDEN {
+                let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
+                for r in adds {
+                    v = _mm256_add_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
+                }
+                for r in subs {
+                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
+                }
+                _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
+                i += 16;
+            }
+        }
+        fn row(r: &[i16]) -> Option<&[i16; HIDDEN]> {
+            r.try_into().ok()
+        }
+        let dst: &mut [i16; HIDDEN] = dst.try_into().ok()?;
+        let src: &[i16; HIDDEN] = src.try_into().ok()?;
+        match (adds, subs) {
+            ([a], [s]) => rows(dst, src, [row(a)?], [row(s)?]),
+            ([a], [s, t]) => rows(dst, src, [row(a)?], [row(s)?, row(t)?]),
+            ([a, b], [s, t]) => rows(dst, src, [row(a)?, row(b)?], [row(s)?, row(t)?]),
+            _ => return None,
+        }
+        Some(())
+    }
 
     /// Any length: the rest past the last whole vector is done plainly.
     #[target_feature(enable = "avx2")]
     pub unsafe fn update_avx2(dst: &mut [i16], src: &[i16], adds: &[&[i16]], subs: &[&[i16]]) {
+        if update_avx2_fixed(dst, src, adds, subs).is_some() {
+            return;
+        }
         let n = adds
             .iter()
             .chain(subs)

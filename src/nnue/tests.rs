@@ -135,6 +135,17 @@ fn every_simd_copy_gives_the_plain_result() {
                 &[&rows[2], &rows[3]],
             );
             assert_eq!(a, plain, "{}", l.name());
+            // Every shape a move gives (the AVX2 copy has its own loops for the
+            // common ones) and others, each against the plain copy.
+            for (n_add, n_sub) in [(1, 1), (1, 2), (2, 2), (2, 1), (1, 0), (0, 0)] {
+                let adds: Vec<&[i16]> = rows[..n_add].iter().map(|r| &r[..]).collect();
+                let subs: Vec<&[i16]> = rows[2..2 + n_sub].iter().map(|r| &r[..]).collect();
+                let mut want = vec![0; HIDDEN];
+                simd::update_with(Level::Scalar, &mut want, &acc, &adds, &subs);
+                let mut got = vec![1; HIDDEN];
+                simd::update_with(l, &mut got, &acc, &adds, &subs);
+                assert_eq!(got, want, "{} {n_add}+{n_sub}-", l.name());
+            }
             // A length that is not a whole number of vectors: the tail is done too.
             let n = HIDDEN - 5;
             let mut short = vec![0; n];
