@@ -139,6 +139,27 @@ mod x86 {
     use super::QA;
     use std::arch::x86_64::*;
 
+    /// One vector of `dst = src + sum(adds) - sum(subs)`: elements `i..i + 16`,
+    /// which every slice must hold.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn update_block_avx2(
+        dst: &mut [i16],
+        src: &[i16],
+        adds: &[&[i16]],
+        subs: &[&[i16]],
+        i: usize,
+    ) {
+        let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
+        for r in adds {
+            v = _mm256_add_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
+        }
+        for r in subs {
+            v = _mm256_sub_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
+        }
+        _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
+    }
+
     /// A move's common shapes (one piece moves; one moves and one is taken; castling)
     /// over a whole accumulator half, the row counts fixed so the loop keeps its sums
     /// in registers; `None` for any other shape or length.
@@ -151,33 +172,25 @@ mod x86 {
     ) -> Option<()> {
         #[target_feature(enable = "avx2")]
         unsafe fn rows<const A: usize, const S: usize>(
-            dst: &mut [i16; HIDDEN],
-            src: &[i16; HIDDEN],
-            adds: [&[i16; HIDDEN]; A],
-            subs: [&[i16; HIDDEN]; S],
+            dst: &mut [i16],
+            src: &[i16],
+            adds: [&[i16]; A],
+            subs: [&[i16]; S],
         ) {
             let mut i = 0;
             while i < HIDDEN {
-                let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
-                for r in adds {
-                    v = _mm256_add_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
-                }
-                for r in subs {
-                    v = _mm256_sub_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
-                }
-                _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
+                update_block_avx2(dst, src, &adds, &subs, i);
                 i += 16;
             }
         }
-        fn row(r: &[i16]) -> Option<&[i16; HIDDEN]> {
-            r.try_into().ok()
+        let whole = |r: &[i16]| r.len() == HIDDEN;
+        if !(whole(dst) && whole(src) && adds.iter().chain(subs).all(|r| whole(r))) {
+            return None;
         }
-        let dst: &mut [i16; HIDDEN] = dst.try_into().ok()?;
-        let src: &[i16; HIDDEN] = src.try_into().ok()?;
         match (adds, subs) {
-            ([a], [s]) => rows(dst, src, [row(a)?], [row(s)?]),
-            ([a], [s, t]) => rows(dst, src, [row(a)?], [row(s)?, row(t)?]),
-            ([a, b], [s, t]) => rows(dst, src, [row(a)?, row(b)?], [row(s)?, row(t)?]),
+            (&[a], &[s]) => rows(dst, src, [a], [s]),
+            (&[a], &[s, t]) => rows(dst, src, [a], [s, t]),
+            (&[a, b], &[s, t]) => rows(dst, src, [a, b], [s, t]),
             _ => return None,
         }
         Some(())
@@ -195,14 +208,7 @@ mod x86 {
             .fold(dst.len().min(src.len()), |n, r| n.min(r.len()));
         let mut i = 0;
         while i + 16 <= n {
-            let mut v = _mm256_loadu_si256(src.as_ptr().add(i) as *const __m256i);
-            for r in adds {
-                v = _mm256_add_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
-            }
-            for r in subs {
-                v = _mm256_sub_epi16(v, _mm256_loadu_si256(r.as_ptr().add(i) as *const __m256i));
-            }
-            _mm256_storeu_si256(dst.as_mut_ptr().add(i) as *mut __m256i, v);
+            update_block_avx2(dst, src, adds, subs, i);
             i += 16;
         }
         super::update_scalar(dst, src, adds, subs, i);
