@@ -570,22 +570,9 @@ pub fn handcrafted_loss(opts: &TrainOptions, data: &Data) -> f64 {
 /// its material part) on the validation positions.
 pub fn base_loss(opts: &TrainOptions, data: &Data, base: Base) -> f64 {
     let blend = blend(opts, data);
-    let (_, val_ix) = validation_split(data.len(), opts.validation);
-    let mut ev = crate::eval::Evaluator::new(1 << 20);
-    let (mut sum, mut n) = (0f64, 0usize);
-    for &i in &val_ix {
-        let rec = data.record(i);
-        let (Some(p), Ok(s)) = (
-            decode(rec, false),
-            crate::tools::datagen::Sample::decode(rec),
-        ) else {
-            continue;
-        };
-        let out = base_value(&mut ev, base, &s.board);
-        sum += blend.loss_grad(out, &p).0 as f64;
-        n += 1;
-    }
-    sum / n.max(1) as f64
+    validation_mean(opts, data, |ev, p, board| {
+        blend.loss_grad(base_value(ev, base, board), p).0
+    })
 }
 
 /// The loss a finished net (e.g. `--init`'s, before a run trains it further) has
@@ -594,6 +581,21 @@ pub fn base_loss(opts: &TrainOptions, data: &Data, base: Base) -> f64 {
 pub fn net_loss(opts: &TrainOptions, data: &Data, net: &Network) -> f64 {
     let blend = blend(opts, data);
     let model = Model::from_network(net);
+    validation_mean(opts, data, |ev, p, board| {
+        if net.base != Base::Alone {
+            p.base = base_value(ev, net.base, board);
+        }
+        model.loss(p, &blend)
+    })
+}
+
+/// The mean of `loss` over the validation positions that decode (each given an
+/// evaluator for its base, the position as training reads it, and its board).
+fn validation_mean(
+    opts: &TrainOptions,
+    data: &Data,
+    mut loss: impl FnMut(&mut crate::eval::Evaluator, &mut Pos, &crate::chess::Board) -> f32,
+) -> f64 {
     let (_, val_ix) = validation_split(data.len(), opts.validation);
     let mut ev = crate::eval::Evaluator::new(1 << 20);
     let (mut sum, mut n) = (0f64, 0usize);
@@ -605,10 +607,7 @@ pub fn net_loss(opts: &TrainOptions, data: &Data, net: &Network) -> f64 {
         ) else {
             continue;
         };
-        if net.base != Base::Alone {
-            p.base = base_value(&mut ev, net.base, &s.board);
-        }
-        sum += model.loss(&p, &blend) as f64;
+        sum += loss(&mut ev, &mut p, &s.board) as f64;
         n += 1;
     }
     sum / n.max(1) as f64
