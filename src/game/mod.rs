@@ -348,8 +348,14 @@ impl Game {
         if self.net_spec.as_deref() != Some(spec.as_str()) {
             let first = self.net_spec.is_none();
             self.net_spec = Some(spec);
+            // At the start the default evaluation goes without saying; one set
+            // (a file, `off`, another scale) is said.
+            let by_default = ["evaluation.net", "evaluation.netscale"]
+                .iter()
+                .all(|n| opts.source(n) == Some(Source::Default));
             match (&net_result, &self.config.net) {
                 (Err(e), _) => self.notes.push(e.clone()),
+                (Ok(()), Some(_)) if first && by_default => {}
                 (Ok(()), Some(n)) => self.notes.push(format!(
                     "evaluation: the net {} ({} hidden)",
                     n.source,

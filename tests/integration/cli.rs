@@ -1096,7 +1096,7 @@ fn datagen_train_and_the_net_in_the_engine() {
     );
     let set = format!("evaluation.net={n}");
     let bench = |with_net: bool| {
-        let mut args = vec!["bench", "5"];
+        let mut args = vec!["--set", "evaluation.net=off", "bench", "5"];
         if with_net {
             args = vec!["--set", &set, "bench", "5"];
         }

@@ -5,6 +5,9 @@ use kibitzer::engine::{EngineHandle, SearchConfig, SearchLimits, MATE, MATE_IN_M
 
 /// The committed bench signature must match: a changed node count means search or
 /// evaluation changed, and the commit must say so (`Bench: N`) and update `bench.sig`.
+/// It is the bench of the default options, as `kibitzer bench` prints it: the
+/// built-in net at its default scale, on top of the handcrafted evaluation (so a
+/// change to either shows).
 #[test]
 fn bench_signature_matches_committed_file() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.sig");
@@ -13,9 +16,16 @@ fn bench_signature_matches_committed_file() {
         .trim()
         .parse()
         .expect("bench.sig holds a number");
+    let defaults = kibitzer::options::Options::new();
+    let net = kibitzer::nnue::Network::cached(
+        defaults.str("evaluation.net"),
+        defaults.int("evaluation.netscale"),
+    )
+    .unwrap();
+    assert!(net.is_some(), "the default evaluation is the built-in net");
     let mut sink = Vec::new();
     let (nodes, _) =
-        kibitzer::engine::bench::run_bench(kibitzer::engine::bench::BENCH_DEPTH, None, &mut sink)
+        kibitzer::engine::bench::run_bench(kibitzer::engine::bench::BENCH_DEPTH, net, &mut sink)
             .unwrap();
     assert_eq!(
         nodes, expected,

@@ -511,6 +511,8 @@ fn evalfile_takes_a_net_and_names_a_bad_one() {
     let mut d = Driver::start(Protocol::Uci);
     d.send("uci");
     d.expect_prefix("uciok");
+    // The net's output whole (the default scale is the built-in net's).
+    d.send("setoption name EvalFileScale value 100");
     d.send("setoption name EvalFile value /nonexistent/n.knn");
     d.send("isready");
     let l = d.expect_contains("cannot read /nonexistent/n.knn");
