@@ -348,8 +348,8 @@ impl Game {
         if self.net_spec.as_deref() != Some(spec.as_str()) {
             let first = self.net_spec.is_none();
             self.net_spec = Some(spec);
-            // At the start the default evaluation goes without saying; one set
-            // (a file, `off`, another scale) is said.
+            // At the start the default net goes without saying; a net or a scale
+            // that was set is said (and, later, any change).
             let by_default = ["evaluation.net", "evaluation.netscale"]
                 .iter()
                 .all(|n| opts.source(n) == Some(Source::Default));
