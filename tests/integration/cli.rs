@@ -1136,7 +1136,7 @@ fn datagen_train_and_the_net_in_the_engine() {
         "the net searches otherwise than the handcrafted evaluation"
     );
     let r = run_with(
-        &["--set", &set, "--no-rc"],
+        &["--set", &set, "--set", "evaluation.netscale=100", "--no-rc"],
         "score\nquit\n",
         &[],
         Duration::from_secs(30),
@@ -1317,7 +1317,8 @@ fn datagen_train_and_the_net_in_the_engine() {
     );
     assert!(
         r.stdout.contains(&format!(
-            "net builtin (nets/kibitzer.knn of this build) ({} hidden, on the",
+            "net builtin (nets/kibitzer.knn of this build) at {}% ({} hidden, on the",
+            kibitzer::options::Options::new().int("evaluation.netscale"),
             kibitzer::nnue::HIDDEN
         )),
         "{r}"
